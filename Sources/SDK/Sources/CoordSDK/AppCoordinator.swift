@@ -1,0 +1,156 @@
+/// The root of the tree, one per process — the seeds' ApplicationCoordinator.
+///
+/// It owns the feature registry and the app-wide services, builds `AppDependency` from them and
+/// pushes it to every scene, handles `global…` messages itself and routes every feature prefix
+/// to that feature's coordinator in the scene the message came from.
+@MainActor
+public final class AppCoordinator: Coordinator {
+    /// The registered features.
+    public let features = FeatureRegistry()
+    /// Services the host itself provides, by key.
+    private var hostServices: [(key: DependencyKey, service: Any)] = []
+    /// Receives queued, replayed and undeliverable messages reported from anywhere below.
+    public var eventSink: (DispatchEvent) -> Void = { _ in }
+
+    /// `globalDisplay(page:)`: show any page of any feature.
+    public static let globalDisplay = MessageName("globalDisplay")
+
+    public init() {
+        super.init(identifier: "app")
+        handle(Self.globalDisplay) { [unowned self] message in
+            guard let request = message.arguments["page"]?.routeValue else {
+                throw CoordError.missingParameter(Parameter("page", .route), context: "globalDisplay")
+            }
+            let page = try features.page(for: request)
+            guard let scene = sceneOf(message) else {
+                throw CoordError.failed("globalDisplay: the message came from no scene")
+            }
+            try scene.display(page)
+            return .handled
+        }
+        dependencies = AppDependency()
+        start()
+    }
+
+    public override var chainDescription: String { "app" }
+
+    /// The scenes, in creation order.
+    public var scenes: [SceneCoordinator] { children.compactMap { $0 as? SceneCoordinator } }
+
+    /// Opens a new scene (an interactive session) with the current dependencies.
+    public func makeScene(identifier: String) -> SceneCoordinator {
+        let scene = SceneCoordinator(identifier: identifier, registry: features)
+        startChild(scene)
+        return scene
+    }
+
+    private func sceneOf(_ message: Message) -> SceneCoordinator? {
+        var level: Responder? = message.sender
+        while let current = level {
+            if let scene = current as? SceneCoordinator { return scene }
+            level = current.parent
+        }
+        return scenes.first
+    }
+
+    // MARK: Features
+
+    /// Registers a plugin's features and rebuilds the dependencies, so that services it
+    /// provides reach everyone and messages waiting for them replay.
+    public func register(_ definitions: [FeatureDefinition], origin: PluginOrigin?) throws(CoordError) {
+        try features.register(definitions, origin: origin)
+        rebuildDependencies()
+    }
+
+    /// The dependency keys some registered feature needs but neither the host nor any feature
+    /// provides.
+    public func unmetNeeds(of definitions: [FeatureDefinition]) -> [DependencyKey] {
+        var available = DependencySet(hostServices.map(\.key))
+        for feature in features.features { for p in feature.definition.provides { available.insert(p.key) } }
+        for definition in definitions { for p in definition.provides { available.insert(p.key) } }
+        return definitions.flatMap(\.needs).filter { !available.contains($0) }
+    }
+
+    // MARK: Dependencies
+
+    /// Adds or replaces a service the host provides, then rebuilds.
+    public func provide<Service>(_ key: ServiceKey<Service>, _ service: Service) {
+        hostServices.removeAll { $0.key == key.key }
+        hostServices.append((key.key, service))
+        rebuildDependencies()
+    }
+
+    /// Builds a new `AppDependency` from the host's services and every feature's provisions,
+    /// and pushes it to every scene — the seeds' `rebuildDependencies` and
+    /// `updateSceneDependencies`.
+    public func rebuildDependencies() {
+        var value = AppDependency()
+        for (key, service) in hostServices { value.set(key, service, provider: "host") }
+        for feature in features.features {
+            for provision in feature.definition.provides {
+                value.set(provision.key, provision.make(value), provider: feature.name)
+            }
+        }
+        dependencies = value
+    }
+
+    // MARK: Routing
+
+    public override func reachedTop(
+        _ message: Message, scene: SceneCoordinator?, chain: [ObjectIdentifier], handledBelow: Bool,
+        trace: DispatchTrace?
+    ) throws -> DispatchOutcome {
+        let prefix = message.name.prefix
+        guard prefix != .global, let feature = features.feature(for: prefix) else {
+            if handledBelow { return .handled }
+            trace?.record(self, .unhandled)
+            throw CoordError.unknownMessage(message.name.string, suggestion: suggestion(for: message.name))
+        }
+        guard let scene = scene ?? scenes.first else {
+            throw CoordError.failed("\(message.name): no scene is open to run feature '\(feature.name)'")
+        }
+        let target = scene.coordinator(for: feature)
+        if chain.contains(ObjectIdentifier(target)) {
+            // It was on the way up and did not finish the message; delivering it again would
+            // run its handler twice.
+            if handledBelow { return .handled }
+            trace?.record(self, .unhandled)
+            throw CoordError.unknownVerb(prefix: feature.definition.prefix, verb: message.name.verb, suggestion: nil)
+        }
+        trace?.record(self, .routed(to: target.chainDescription))
+        return try target.deliver(message, trace: trace)
+    }
+
+    private func suggestion(for name: MessageName) -> String? {
+        let all = features.features.flatMap { f in f.definition.messages.map { f.definition.messageName($0.verb).string } }
+            + [Self.globalDisplay.string]
+        return Suggest.closest(to: name.string, in: all)
+    }
+
+    public override func receive(_ event: DispatchEvent) -> Bool {
+        eventSink(event)
+        return true
+    }
+}
+
+extension Coordinator {
+    /// Runs a message routed down to this coordinator by the app. It is not passed up again:
+    /// it already came from there.
+    func deliver(_ message: Message, trace: DispatchTrace?) throws -> DispatchOutcome {
+        guard let handler = handlers[message.name.id] else {
+            trace?.record(self, .unhandled)
+            throw CoordError.unknownVerb(prefix: message.name.prefix.string, verb: message.name.verb, suggestion: nil)
+        }
+        if !handler.needs.isEmpty, !(dependencies?.keys.isSuperset(of: handler.needs) ?? false) {
+            return try enqueue(message, needs: handler.needs, trace: trace)
+        }
+        switch try handler.body(message) {
+        case .handled, .handledAndPassOn:
+            trace?.record(self, .handled)
+            return .handled
+        case .passOn:
+            trace?.record(self, .unhandled)
+            throw CoordError.unhandledMessage(message.name.string, path: pathDescription(from: message.sender))
+        }
+    }
+}

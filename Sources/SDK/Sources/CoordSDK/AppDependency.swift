@@ -1,0 +1,137 @@
+/// The name of one app-wide service slot in `AppDependency`, interned to a small integer so
+/// that "does this coordinator have what the handler needs" is a bit test.
+public struct DependencyKey: Hashable, Sendable, CustomStringConvertible {
+    public let id: Int32
+
+    static let table = InternTable()
+
+    public init(_ name: String) { id = DependencyKey.table.intern(name) }
+
+    public var name: String { DependencyKey.table.string(for: id) }
+    public var description: String { name }
+}
+
+/// A typed handle on a service slot: `ServiceKey<any CartManaging>("cart")`.
+///
+/// The type parameter keeps reads typed at the call site while the storage stays open to
+/// services that plugins define and provide at run time.
+public struct ServiceKey<Service>: Sendable {
+    public let key: DependencyKey
+    public init(_ name: String) { key = DependencyKey(name) }
+}
+
+/// A set of dependency keys, stored as a bit set so that checking a handler's needs on the
+/// dispatch path costs a few word compares.
+public struct DependencySet: Hashable, Sendable, Sequence {
+    private var words: [UInt64] = []
+
+    public init() {}
+    public init(_ keys: [DependencyKey]) { for key in keys { insert(key) } }
+
+    public mutating func insert(_ key: DependencyKey) {
+        let (w, b) = (Int(key.id) / 64, UInt64(1) << UInt64(key.id % 64))
+        while words.count <= w { words.append(0) }
+        words[w] |= b
+    }
+
+    public mutating func remove(_ key: DependencyKey) {
+        let (w, b) = (Int(key.id) / 64, UInt64(1) << UInt64(key.id % 64))
+        if w < words.count { words[w] &= ~b }
+    }
+
+    public func contains(_ key: DependencyKey) -> Bool {
+        let (w, b) = (Int(key.id) / 64, UInt64(1) << UInt64(key.id % 64))
+        return w < words.count && words[w] & b != 0
+    }
+
+    /// True when every key of `other` is in this set.
+    @inline(__always)
+    public func isSuperset(of other: DependencySet) -> Bool {
+        for (i, word) in other.words.enumerated() where word != 0 {
+            if i >= words.count || words[i] & word != word { return false }
+        }
+        return true
+    }
+
+    /// The keys of `other` that are not in this set.
+    public func missing(from other: DependencySet) -> [DependencyKey] {
+        other.filter { !contains($0) }
+    }
+
+    public var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+
+    public func makeIterator() -> IndexingIterator<[DependencyKey]> {
+        var keys: [DependencyKey] = []
+        for (i, word) in words.enumerated() where word != 0 {
+            for bit in 0..<64 where word & (UInt64(1) << UInt64(bit)) != 0 {
+                keys.append(DependencyKey(id: Int32(i * 64 + bit)))
+            }
+        }
+        return keys.makeIterator()
+    }
+}
+
+extension DependencyKey {
+    init(id: Int32) { self.id = id }
+}
+
+/// The app-wide services, handed down the coordinator tree.
+///
+/// As in the iOS pattern, the app owns the services and builds one `AppDependency` value from
+/// them; setting it on a coordinator passes it to every child. It is a value type so that each
+/// coordinator holds a consistent snapshot and a change is an explicit, propagated event.
+public struct AppDependency {
+    private var services: [Int32: Any] = [:]
+    private var providers: [Int32: String] = [:]
+    /// Which slots are filled; handlers' needs are checked against this.
+    public private(set) var keys = DependencySet()
+    /// Incremented on every change, so observers can tell two snapshots apart cheaply.
+    public private(set) var revision = 0
+
+    public init() {}
+
+    /// Reads or fills a typed slot. Setting nil empties it.
+    public subscript<Service>(key: ServiceKey<Service>) -> Service? {
+        get { services[key.key.id] as? Service }
+        set { set(key.key, newValue, provider: nil) }
+    }
+
+    /// Fills a slot and records who provided it, for `deps`.
+    public mutating func set(_ key: DependencyKey, _ service: Any?, provider: String?) {
+        revision += 1
+        if let service {
+            services[key.id] = service
+            providers[key.id] = provider
+            keys.insert(key)
+        } else {
+            services[key.id] = nil
+            providers[key.id] = nil
+            keys.remove(key)
+        }
+    }
+
+    /// The untyped service in a slot.
+    public func service(_ key: DependencyKey) -> Any? { services[key.id] }
+
+    /// Who provided a slot (`host`, or a plugin's name).
+    public func provider(of key: DependencyKey) -> String? { providers[key.id] }
+
+    public func contains(_ key: DependencyKey) -> Bool { keys.contains(key) }
+
+    /// One entry per filled slot, sorted by name: what `deps` shows.
+    public var entries: [(key: String, provider: String, type: String)] {
+        keys.map { key in
+            (key.name, providers[key.id] ?? "?", String(describing: type(of: services[key.id]!)))
+        }.sorted { $0.key < $1.key }
+    }
+}
+
+/// Anything that takes the app-wide services from its parent.
+///
+/// Coordinators and page views conform. Setting `dependencies` on a coordinator hands the same
+/// value to its children (`updateChildCoordinatorDependencies`) and replays queued messages
+/// that were waiting for a service that is now there.
+@MainActor
+public protocol NeedsDependency: AnyObject {
+    var dependencies: AppDependency? { get set }
+}

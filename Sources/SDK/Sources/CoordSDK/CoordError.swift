@@ -1,0 +1,77 @@
+/// Every error the SDK reports to a user, each with a one-line message.
+///
+/// The shell prints `message` as is, so each case says what was wrong, with which input, and
+/// where it can, what was probably meant. `code` is a stable machine-readable name for `--json`.
+public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unknownFeature(String, suggestion: String?)
+    case unknownPage(feature: String, page: String, suggestion: String?)
+    case unknownParameter(String, context: String, suggestion: String?, known: [String])
+    case duplicateParameter(String, context: String)
+    case missingParameter(Parameter, context: String)
+    case illTypedParameter(String, expected: ValueType, got: String, context: String)
+    case malformedRoute(String, reason: String)
+    case unknownMessage(String, suggestion: String?)
+    case unknownVerb(prefix: String, verb: String, suggestion: String?)
+    case unhandledMessage(String, path: [String])
+    case queueFull(message: String, at: String, capacity: Int)
+    case registration(String)
+    case notStarted(String)
+    case plugin(String)
+    /// A handler's own failure (unknown product, empty cart, …), said in the plugin's words.
+    case failed(String)
+
+    public var code: String {
+        switch self {
+        case .unknownFeature: "unknown_feature"
+        case .unknownPage: "unknown_page"
+        case .unknownParameter: "unknown_parameter"
+        case .duplicateParameter: "duplicate_parameter"
+        case .missingParameter: "missing_parameter"
+        case .illTypedParameter: "ill_typed_parameter"
+        case .malformedRoute: "malformed_route"
+        case .unknownMessage: "unknown_message"
+        case .unknownVerb: "unknown_verb"
+        case .unhandledMessage: "unhandled_message"
+        case .queueFull: "queue_full"
+        case .registration: "registration"
+        case .notStarted: "not_started"
+        case .plugin: "plugin"
+        case .failed: "failed"
+        }
+    }
+
+    public var message: String {
+        func hint(_ s: String?) -> String { s.map { " (did you mean '\($0)'?)" } ?? "" }
+        switch self {
+        case .unknownFeature(let f, let s):
+            return "unknown feature '\(f)'\(hint(s)); 'plugins' lists the loaded ones"
+        case .unknownPage(let f, let p, let s):
+            return "unknown page '\(f)/\(p)'\(hint(s.map { "\(f)/\($0)" })); 'pages' lists every route"
+        case .unknownParameter(let n, let c, let s, let known):
+            let list = known.isEmpty ? "it takes no parameters" : "it takes \(known.joined(separator: ", "))"
+            return "\(c): unknown parameter '\(n)'\(hint(s)); \(list)"
+        case .duplicateParameter(let n, let c):
+            return "\(c): parameter '\(n)' given twice"
+        case .missingParameter(let p, let c):
+            return "\(c): missing parameter '\(p.name)' (\(p.type.rawValue))"
+        case .illTypedParameter(let n, let t, let got, let c):
+            return "\(c): parameter '\(n)' must be \(t == .int ? "an" : "a") \(t.rawValue), got '\(got)'"
+        case .malformedRoute(let r, let reason):
+            return "malformed route '\(r)': \(reason)"
+        case .unknownMessage(let m, let s):
+            return "unknown message '\(m)'\(hint(s))"
+        case .unknownVerb(let p, let v, let s):
+            return "'\(p)' has no command '\(v)'\(hint(s.map { "\(p) \($0)" })); try 'help \(p)'"
+        case .unhandledMessage(let m, let path):
+            return "nobody handled '\(m)' (it went \(path.joined(separator: " → ")))"
+        case .queueFull(let m, let at, let capacity):
+            return "cannot queue '\(m)' at \(at): its queue is full (\(capacity) messages)"
+        case .registration(let s), .plugin(let s), .failed(let s):
+            return s
+        case .notStarted(let c):
+            return "coordinator '\(c)' is not started"
+        }
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,71 @@
+/// The record of one message's trip: every level that saw it and what each did.
+///
+/// `trace COMMAND` prints this. The chain is the app's central mechanism; being able to see
+/// it is what makes a plugin's misrouted message debuggable.
+@MainActor
+public final class DispatchTrace {
+    public enum Action: Sendable, Equatable, CustomStringConvertible {
+        case passedOn
+        case handled
+        case handledAndPassedOn
+        case queued(waitingFor: [String])
+        case routed(to: String)
+        case unhandled
+
+        public var description: String {
+            switch self {
+            case .passedOn: "passed on"
+            case .handled: "handled"
+            case .handledAndPassedOn: "handled, passed on"
+            case .queued(let keys): "queued, waiting for \(keys.joined(separator: ", "))"
+            case .routed(let target): "routed to \(target)"
+            case .unhandled: "not handled"
+            }
+        }
+    }
+
+    public struct Hop: Sendable, Equatable {
+        public let level: String
+        public let action: Action
+    }
+
+    public let message: String
+    public private(set) var hops: [Hop] = []
+
+    public init(message: String) { self.message = message }
+
+    func record(_ level: Responder, _ action: Action) {
+        hops.append(Hop(level: level.chainDescription, action: action))
+    }
+}
+
+/// Something that happened to a message outside of a plain synchronous dispatch: it was
+/// queued, replayed later, or could not be delivered. Reported up the chain to the app, whose
+/// `eventSink` the shell prints, so that no message is ever lost without a word.
+public enum DispatchEvent: Sendable, Equatable, CustomStringConvertible {
+    case queued(message: String, at: String, waitingFor: [String])
+    case replayed(message: String, at: String)
+    case replayFailed(message: String, at: String, error: String)
+    case dropped(message: String, at: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .queued(let m, let at, let keys):
+            "\(m) is waiting at \(at) for \(keys.joined(separator: ", "))"
+        case .replayed(let m, let at):
+            "\(m) replayed at \(at)"
+        case .replayFailed(let m, let at, let error):
+            "\(m) replayed at \(at) and failed: \(error)"
+        case .dropped(let m, let at, let reason):
+            "\(m) dropped at \(at): \(reason)"
+        }
+    }
+
+    /// True for the events that mean a message will never be delivered.
+    public var isFailure: Bool {
+        switch self {
+        case .replayFailed, .dropped: true
+        case .queued, .replayed: false
+        }
+    }
+}

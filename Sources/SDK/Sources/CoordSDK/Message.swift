@@ -1,0 +1,54 @@
+/// A user action or a request between features, travelling up the responder chain.
+///
+/// This is the headless form of the iOS coordinatingResponder methods: instead of
+/// `cartAdd(product:sender:)` as a UIResponder extension, a `Message` named `cartAdd` with typed
+/// arguments starts at the page view the user is on and goes up through its coordinator, the
+/// parents, the scene and the app, until a level handles it.
+public struct Message: CustomStringConvertible {
+    /// The interned name; comparing and indexing by it costs an integer operation.
+    public let name: MessageName
+    /// Typed arguments, already validated against the message's declaration by the sender.
+    public var arguments: Arguments
+    /// Where the message entered the chain. Weak: a queued message must not keep a page alive.
+    public weak var sender: Responder?
+
+    public init(_ name: MessageName, _ arguments: Arguments = Arguments(), from sender: Responder? = nil) {
+        self.name = name
+        self.arguments = arguments
+        self.sender = sender
+    }
+
+    /// `cartAdd(productID: 7)`.
+    public var description: String {
+        let args = arguments.values.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
+        return "\(name)(\(args))"
+    }
+}
+
+/// What a level of the chain did with a message.
+public enum Disposition: Sendable, Equatable {
+    /// Done; the message goes no further.
+    case handled
+    /// Not for this level; the message goes on to the parent.
+    case passOn
+    /// Acted on it (logged it, updated a badge, …) and let it go on up.
+    case handledAndPassOn
+}
+
+/// How a dispatch ended when it did not throw.
+public enum DispatchOutcome: Sendable, Equatable {
+    /// Some level handled it.
+    case handled
+    /// A level that handles it lacks a dependency; the message waits in that level's queue and
+    /// replays when the dependency arrives.
+    case queued
+}
+
+/// A message handler: runs on the main actor, may throw a one-line error for the user.
+public typealias MessageHandler = @MainActor (Message) throws -> Disposition
+
+/// A registered handler and the services it cannot run without.
+struct HandlerEntry {
+    let needs: DependencySet
+    let body: MessageHandler
+}

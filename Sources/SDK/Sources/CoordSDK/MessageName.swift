@@ -1,0 +1,59 @@
+/// The name of a message, such as `cartAdd` or `globalDisplay`, interned to an integer.
+///
+/// A message name is `<prefix><Verb>`: the lower-case prefix names the feature that owns the
+/// message (`global` is the app itself). The name is interned once, when a plugin registers
+/// or the shell parses a command, so that dispatch compares and indexes by `id` and never
+/// hashes a string per hop. The prefix is interned at the same time, so the root can route a
+/// feature message with one array lookup.
+public struct MessageName: Hashable, Sendable, CustomStringConvertible {
+    /// Dense process-wide id; usable as an array index.
+    public let id: Int32
+    /// The interned feature prefix of this name.
+    public let prefix: FeaturePrefix
+
+    static let table = InternTable()
+
+    /// Interns `string`, which must look like `prefixVerb` (a lower-case prefix followed by an
+    /// upper-case letter). Names without a verb are still interned; their verb is empty.
+    public init(_ string: String) {
+        id = MessageName.table.intern(string)
+        prefix = FeaturePrefix(MessageName.split(string).prefix)
+    }
+
+    /// Builds `cartAdd` from the prefix `cart` and the verb `add`.
+    public init(prefix: String, verb: String) {
+        self.init(prefix + verb.prefix(1).uppercased() + verb.dropFirst())
+    }
+
+    /// The full name, e.g. `cartAdd`.
+    public var string: String { MessageName.table.string(for: id) }
+
+    /// The verb as a user types it, e.g. `add` for `cartAdd`.
+    public var verb: String { MessageName.split(string).verb }
+
+    public var description: String { string }
+
+    public static func == (lhs: MessageName, rhs: MessageName) -> Bool { lhs.id == rhs.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    static func split(_ string: String) -> (prefix: String, verb: String) {
+        guard let index = string.firstIndex(where: { $0.isUppercase }) else { return (string, "") }
+        let verb = string[index...]
+        return (String(string[..<index]), verb.prefix(1).lowercased() + verb.dropFirst())
+    }
+}
+
+/// A feature's message prefix (`cart`, `account`, …), interned. `global` is always id 0.
+public struct FeaturePrefix: Hashable, Sendable, CustomStringConvertible {
+    public let id: Int32
+
+    static let table = InternTable(preloaded: ["global"])
+
+    /// The prefix the app itself handles (`globalDisplay`, …).
+    public static let global = FeaturePrefix("global")
+
+    public init(_ string: String) { id = FeaturePrefix.table.intern(string) }
+
+    public var string: String { FeaturePrefix.table.string(for: id) }
+    public var description: String { string }
+}

@@ -1,0 +1,42 @@
+/// The headless view controller: renders one page as text and turns the user's input into
+/// messages that start their trip up the chain here.
+///
+/// A page view never navigates by itself; it sends a message (`cartAdd`, `globalDisplay`) and
+/// lets its coordinator or someone above it decide.
+@MainActor
+open class PageView: Responder {
+    /// The page this view shows.
+    public let page: any Page
+
+    public init(page: any Page) {
+        self.page = page
+        super.init(identifier: page.route.description)
+    }
+
+    open override var chainDescription: String { "page \(page.route)" }
+
+    /// The coordinator that shows this view.
+    public var coordinator: Coordinator? { parent as? Coordinator }
+
+    /// What the user sees. The default shows the page's route and arguments; features override
+    /// it with their content.
+    open func render() -> Rendering {
+        Rendering(title: page.route.description, lines: [])
+    }
+}
+
+/// A page as text, with an optional structured form for `--json`.
+public struct Rendering: Sendable, Equatable {
+    /// One line that names the page (the shell's heading).
+    public var title: String
+    /// The body, one string per line.
+    public var lines: [String]
+    /// Structured fields for machines; keys are stable names, values printable.
+    public var fields: [String: String]
+
+    public init(title: String, lines: [String], fields: [String: String] = [:]) {
+        self.title = title
+        self.lines = lines
+        self.fields = fields
+    }
+}

@@ -1,0 +1,105 @@
+import CCoordABI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The object a plugin's entry hands to the host. After the handshake the host calls
+/// `register(with:)` once; the plugin registers its features there.
+///
+/// It crosses the dlopen boundary as an opaque pointer and is cast back to this protocol by
+/// the host; that cast only works because the protocol lives in the one shared SDK image.
+public protocol CoordPlugin: AnyObject {
+    @MainActor func register(with registrar: any PluginRegistrar) throws
+}
+
+/// What a plugin registers into. The host validates everything a plugin registers before any
+/// of it becomes visible, so a plugin is loaded whole or not at all.
+@MainActor
+public protocol PluginRegistrar: AnyObject {
+    func register(_ feature: FeatureDefinition) throws
+}
+
+/// Collects one plugin's definitions so that they can be validated and committed together.
+@MainActor
+public final class StagingRegistrar: PluginRegistrar {
+    public private(set) var definitions: [FeatureDefinition] = []
+    public init() {}
+    public func register(_ feature: FeatureDefinition) throws { definitions.append(feature) }
+}
+
+/// Versions that plugin and host must agree on, since Swift has no stable ABI on Linux.
+public enum CoordSDKVersion {
+    /// The version of the SDK library loaded in this process. Not inlinable: it is read from
+    /// `libCoordSDK.so`, whatever the caller was compiled against.
+    public static let library = "0.2.0"
+
+    /// The SDK version the *caller* was compiled against, baked into the caller's image.
+    @_alwaysEmitIntoClient
+    public static var compiledAgainst: String { "0.2.0" }
+
+    /// The Swift compiler that built the SDK module the caller imported. A module compiled by
+    /// one Swift compiler cannot be imported by another, so this is also the caller's compiler.
+    @_alwaysEmitIntoClient
+    public static var compiler: String {
+        #if compiler(>=7.0)
+        return "7.0 or later"
+        #elseif compiler(>=6.4)
+        return "6.4 or later"
+        #elseif compiler(>=6.3.2)
+        return "6.3.2 or later"
+        #elseif compiler(>=6.3.1)
+        return "6.3.1"
+        #elseif compiler(>=6.3)
+        return "6.3"
+        #elseif compiler(>=6.2)
+        return "6.2"
+        #else
+        return "older than 6.2"
+        #endif
+    }
+}
+
+/// The plugin ABI constants, the same numbers as `coordsh_plugin.h`.
+public enum PluginABI {
+    public static let magic: UInt32 = 0x434F_4F52
+    public static let version: UInt32 = 1
+    public static let entrySymbol = "coordsh_plugin_entry"
+}
+
+/// Helpers for a plugin's C entry point.
+public enum PluginEntry {
+    /// Fills the descriptor for the host. Call it from your `@_cdecl("coordsh_plugin_entry")`
+    /// function and return its result:
+    ///
+    /// ```swift
+    /// @_cdecl("coordsh_plugin_entry")
+    /// public func coordshPluginEntry(_ d: UnsafeMutablePointer<coordsh_plugin_descriptor>?) -> Int32 {
+    ///     PluginEntry.fill(d, name: "cart", version: "1.0.0") { CartPlugin() }
+    /// }
+    /// ```
+    ///
+    /// It is emitted into the plugin, so the versions it writes are those the plugin was built
+    /// with, not those of the SDK library the host happens to have loaded.
+    @_alwaysEmitIntoClient
+    public static func fill(
+        _ descriptor: UnsafeMutablePointer<coordsh_plugin_descriptor>?, name: StaticString,
+        version: StaticString, plugin: () -> CoordPlugin
+    ) -> Int32 {
+        guard let descriptor else { return 1 }
+        descriptor.pointee.magic = 0x434F_4F52
+        descriptor.pointee.abi_version = 1
+        descriptor.pointee.sdk_version = cString(CoordSDKVersion.compiledAgainst)
+        descriptor.pointee.swift_version = cString(CoordSDKVersion.compiler)
+        descriptor.pointee.name = UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
+        descriptor.pointee.version = UnsafeRawPointer(version.utf8Start).assumingMemoryBound(to: CChar.self)
+        descriptor.pointee.plugin = Unmanaged.passRetained(plugin() as AnyObject).toOpaque()
+        descriptor.pointee.error = nil
+        return 0
+    }
+
+    /// A C string that lives as long as the process (plugins are never unloaded).
+    @_alwaysEmitIntoClient @usableFromInline
+    static func cString(_ s: String) -> UnsafePointer<CChar> {
+        UnsafePointer(strdup(s)!)
+    }
+}

@@ -1,0 +1,248 @@
+/// A level of the responder chain: a page view, a coordinator, a scene or the app.
+///
+/// Each level may register handlers for message names; a message sent from a level goes up
+/// through `parent` until a handler says it is done. Keeping handlers, the parent link, the
+/// dependency snapshot and the queue in one base class is what lets every level (not only the
+/// root) queue and replay.
+@MainActor
+open class Responder: NeedsDependency {
+    /// A stable name for this level within its parent (`cart`, `terminal`, `content/product`).
+    public let identifier: String
+
+    /// The next level up. Weak: parents own children, never the other way round.
+    public internal(set) weak var parent: Responder? {
+        didSet { DispatchEpoch.advance() }
+    }
+
+    var handlers: [Int32: HandlerEntry] = [:]
+    var queue = MessageQueue()
+    var dispatchCache = DispatchCache()
+
+    /// The app-wide services as this level sees them. Setting it replays queued messages whose
+    /// needs are now met; coordinators also pass it on to their children and views.
+    public var dependencies: AppDependency? {
+        didSet { dependenciesDidChange() }
+    }
+
+    public init(identifier: String) {
+        self.identifier = identifier
+    }
+
+    /// How this level names itself in `trace`, `where` and error messages.
+    open var chainDescription: String { identifier }
+
+    // MARK: Handlers
+
+    /// Handles `name` at this level. `needs` are the services the handler cannot run without:
+    /// when one is missing from this level's `dependencies`, the message is queued here and
+    /// replayed when it arrives. Capture `self` unowned in `body`: the handler is owned by
+    /// this level, so a strong capture would keep the level alive forever.
+    public func handle(_ name: MessageName, needs: [DependencyKey] = [], _ body: @escaping MessageHandler) {
+        handlers[name.id] = HandlerEntry(needs: DependencySet(needs), body: body)
+        DispatchEpoch.advance()
+    }
+
+    /// Removes the handler for `name`.
+    public func removeHandler(_ name: MessageName) {
+        handlers[name.id] = nil
+        DispatchEpoch.advance()
+    }
+
+    /// Whether this level itself has a handler for `name`.
+    public func handles(_ name: MessageName) -> Bool { handlers[name.id] != nil }
+
+    /// The names this level handles, for inspection.
+    public var handledNames: [String] {
+        handlers.keys.map { MessageName.table.string(for: $0) }.sorted()
+    }
+
+    // MARK: Queue
+
+    /// How many messages this level holds at most before it refuses to queue more.
+    public var queueCapacity: Int {
+        get { queue.capacity }
+        set { queue.capacity = newValue }
+    }
+
+    /// The messages waiting here, each with the dependency names it still lacks.
+    public var queuedMessages: [(message: Message, waitingFor: [String])] {
+        queue.waiting(given: dependencies?.keys ?? DependencySet()).map {
+            ($0.message, $0.waitingFor.map(\.name))
+        }
+    }
+
+    func enqueue(_ message: Message, needs: DependencySet, trace: DispatchTrace?) throws -> DispatchOutcome {
+        guard queue.count < queue.capacity else {
+            throw CoordError.queueFull(message: message.name.string, at: chainDescription, capacity: queue.capacity)
+        }
+        queue.entries.append(MessageQueue.Entry(message: message, needs: needs))
+        let missing = (dependencies?.keys ?? DependencySet()).missing(from: needs).map(\.name)
+        trace?.record(self, .queued(waitingFor: missing))
+        report(.queued(message: message.description, at: chainDescription, waitingFor: missing))
+        return .queued
+    }
+
+    /// Called after `dependencies` changes. The default replays queued messages whose needs
+    /// are met now; coordinators first pass the new value on to their children.
+    open func dependenciesDidChange() {
+        processQueuedMessages()
+    }
+
+    /// Replays, in arrival order, every queued message whose needs are now met, by running this
+    /// level's handler again and, if it passes the message on, continuing up the chain.
+    public func processQueuedMessages() {
+        guard !queue.isEmpty else { return }
+        let available = dependencies?.keys ?? DependencySet()
+        var remaining: [MessageQueue.Entry] = []
+        let ready = queue.entries.filter { entry in
+            if available.isSuperset(of: entry.needs) { return true }
+            remaining.append(entry)
+            return false
+        }
+        queue.entries = remaining
+        for entry in ready {
+            do {
+                _ = try replay(entry.message)
+                report(.replayed(message: entry.message.description, at: chainDescription))
+            } catch {
+                report(.replayFailed(
+                    message: entry.message.description, at: chainDescription, error: "\(error)"))
+            }
+        }
+    }
+
+    func replay(_ message: Message) throws -> DispatchOutcome {
+        guard let handler = handlers[message.name.id] else {
+            throw CoordError.unhandledMessage(message.name.string, path: [chainDescription])
+        }
+        switch try handler.body(message) {
+        case .handled: return .handled
+        case .passOn, .handledAndPassOn:
+            guard let parent else { return .handled }
+            return try parent.dispatch(message, trace: nil, handledBelow: true)
+        }
+    }
+
+    /// Drops every queued message, reporting each with `reason`.
+    public func dropQueuedMessages(reason: String) {
+        let dropped = queue.entries
+        queue.entries.removeAll()
+        for entry in dropped {
+            report(.dropped(message: entry.message.description, at: chainDescription, reason: reason))
+        }
+    }
+
+    /// Sends an event up to the app, which hands it to whoever listens (the shell prints it).
+    public func report(_ event: DispatchEvent) {
+        var level: Responder? = self
+        while let current = level {
+            if current.receive(event) { return }
+            level = current.parent
+        }
+    }
+
+    /// Override to consume events reported from below; return true to stop them going up.
+    open func receive(_ event: DispatchEvent) -> Bool { false }
+
+    // MARK: Sending
+
+    /// Sends `message` up the chain starting at this level.
+    ///
+    /// The first send of a name from a level resolves the chain once into a cached path (the
+    /// levels that handle that name, and where the top routes it); later sends run the path
+    /// without walking or looking anything up by string. Any change to the tree or to a
+    /// handler table advances a global epoch and invalidates every cached path.
+    @discardableResult
+    public func send(_ message: Message) throws -> DispatchOutcome {
+        if let path = dispatchCache.path(for: message.name.id) {
+            return try path.run(message)
+        }
+        let path = DispatchPath(from: self, name: message.name)
+        dispatchCache.store(path, for: message.name.id)
+        return try path.run(message)
+    }
+
+    /// Sends `message` the slow way, recording every level it visits in `trace`. Produces the
+    /// same outcome as `send`; the contract tests hold the two to that.
+    @discardableResult
+    public func send(_ message: Message, trace: DispatchTrace) throws -> DispatchOutcome {
+        try dispatch(message, trace: trace, handledBelow: false)
+    }
+
+    /// The walk itself, used for tracing and for replay continuing upwards.
+    func dispatch(_ message: Message, trace: DispatchTrace?, handledBelow: Bool) throws -> DispatchOutcome {
+        var level: Responder? = self
+        var top: Responder = self
+        var scene: SceneCoordinator?
+        var chain: [ObjectIdentifier] = []
+        var handledSoFar = handledBelow
+        while let current = level {
+            top = current
+            chain.append(ObjectIdentifier(current))
+            if scene == nil, let s = current as? SceneCoordinator { scene = s }
+            if let handler = current.handlers[message.name.id] {
+                if !handler.needs.isEmpty, !(current.dependencies?.keys.isSuperset(of: handler.needs) ?? false) {
+                    return try current.enqueue(message, needs: handler.needs, trace: trace)
+                }
+                let disposition: Disposition
+                do {
+                    disposition = try handler.body(message)
+                } catch {
+                    trace?.record(current, .unhandled)
+                    throw error
+                }
+                switch disposition {
+                case .handled:
+                    trace?.record(current, .handled)
+                    return .handled
+                case .handledAndPassOn:
+                    trace?.record(current, .handledAndPassedOn)
+                    handledSoFar = true
+                case .passOn:
+                    trace?.record(current, .passedOn)
+                }
+            } else if current.parent != nil {
+                trace?.record(current, .passedOn)
+            }
+            level = current.parent
+        }
+        return try top.reachedTop(
+            message, scene: scene, chain: chain, handledBelow: handledSoFar, trace: trace)
+    }
+
+    /// Called on the topmost level when no handler finished the message. The app overrides
+    /// this to route feature prefixes; any other top level means the message went nowhere.
+    open func reachedTop(
+        _ message: Message, scene: SceneCoordinator?, chain: [ObjectIdentifier], handledBelow: Bool,
+        trace: DispatchTrace?
+    ) throws -> DispatchOutcome {
+        if handledBelow { return .handled }
+        trace?.record(self, .unhandled)
+        throw CoordError.unhandledMessage(message.name.string, path: pathDescription(from: message.sender))
+    }
+
+    func pathDescription(from sender: Responder?) -> [String] {
+        var names: [String] = []
+        var level: Responder? = sender ?? self
+        while let current = level {
+            names.append(current.chainDescription)
+            level = current.parent
+        }
+        return names
+    }
+
+    /// The chain from this level to the top, for `where`.
+    public var chain: [Responder] {
+        var result: [Responder] = []
+        var level: Responder? = self
+        while let current = level {
+            result.append(current)
+            level = current.parent
+        }
+        return result
+    }
+
+    /// Forgets cached dispatch paths; called when this level leaves the tree so that no path
+    /// keeps former ancestors alive.
+    func clearDispatchCache() { dispatchCache = DispatchCache() }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// A route as typed, before it is checked against the registered pages:
+/// `content/product id=7` or the URL `coordsh://content/product?id=7`.
+///
+/// Parsing is separate from validation because the text form arrives from users, scripts and
+/// deep links before anyone knows whether the feature exists; `FeatureRegistry` turns a request
+/// into a typed `Page` and reports what is wrong with it.
+public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
+    public var feature: String
+    public var page: String
+    /// `name=text` pairs in the order given.
+    public var arguments: [Pair]
+
+    public struct Pair: Hashable, Sendable {
+        public var name: String
+        public var text: String
+        public init(_ name: String, _ text: String) { self.name = name; self.text = text }
+    }
+
+    public init(feature: String, page: String, arguments: [Pair] = []) {
+        self.feature = feature
+        self.page = page
+        self.arguments = arguments
+    }
+
+    /// The URL scheme for deep links.
+    public static let scheme = "coordsh"
+
+    /// Parses either form: a URL with the `coordsh` scheme, or words `feature/page key=value …`.
+    public static func parse(_ text: String) throws(CoordError) -> RouteRequest {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("\(scheme):") { return try parseURL(trimmed) }
+        let words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        return try parse(words: words)
+    }
+
+    /// Parses the words form, already split by the shell (so quoted values may hold spaces).
+    public static func parse(words: [String]) throws(CoordError) -> RouteRequest {
+        guard let first = words.first else {
+            throw .malformedRoute("", reason: "expected feature/page, e.g. content/catalog")
+        }
+        if first.hasPrefix("\(scheme):") {
+            guard words.count == 1 else {
+                throw .malformedRoute(words.joined(separator: " "), reason: "a URL takes its parameters after '?'")
+            }
+            return try parseURL(first)
+        }
+        let parts = first.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw .malformedRoute(first, reason: "expected feature/page, e.g. content/catalog")
+        }
+        var pairs: [Pair] = []
+        for word in words.dropFirst() {
+            guard let eq = word.firstIndex(of: "="), eq != word.startIndex else {
+                throw .malformedRoute(
+                    words.joined(separator: " "), reason: "expected key=value, got '\(word)'")
+            }
+            pairs.append(Pair(String(word[..<eq]), String(word[word.index(after: eq)...])))
+        }
+        return RouteRequest(feature: String(parts[0]), page: String(parts[1]), arguments: pairs)
+    }
+
+    static func parseURL(_ text: String) throws(CoordError) -> RouteRequest {
+        guard let components = URLComponents(string: text), components.scheme == scheme,
+            let host = components.host, !host.isEmpty
+        else {
+            throw .malformedRoute(text, reason: "expected coordsh://feature/page?key=value")
+        }
+        let page = components.path.split(separator: "/").map(String.init)
+        guard page.count == 1 else {
+            throw .malformedRoute(text, reason: "expected exactly one page after the feature")
+        }
+        let pairs = (components.queryItems ?? []).map { Pair($0.name, $0.value ?? "") }
+        return RouteRequest(feature: host, page: page[0], arguments: pairs)
+    }
+
+    /// `content/product id=7`: what `where` and the prompt show, and what `open` accepts back.
+    public var description: String {
+        ([feature + "/" + page] + arguments.map { "\($0.name)=\(Self.quoteIfNeeded($0.text))" })
+            .joined(separator: " ")
+    }
+
+    /// `coordsh://content/product?id=7`, a deep link that opens this page at start-up.
+    public var url: String {
+        var components = URLComponents()
+        components.scheme = Self.scheme
+        components.host = feature
+        components.path = "/" + page
+        if !arguments.isEmpty { components.queryItems = arguments.map { URLQueryItem(name: $0.name, value: $0.text) } }
+        return components.string ?? "\(Self.scheme)://\(feature)/\(page)"
+    }
+
+    static func quoteIfNeeded(_ text: String) -> String {
+        if !text.isEmpty, !text.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" }) { return text }
+        return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}

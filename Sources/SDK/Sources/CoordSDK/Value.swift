@@ -1,0 +1,137 @@
+/// The types a page parameter or a message argument can have.
+///
+/// Kept deliberately small so that every value can be typed at a prompt, put in a route URL,
+/// completed, and printed as JSON without plugin code.
+public enum ValueType: String, Sendable, CaseIterable, Codable {
+    case int, string, bool, route
+
+    /// Parses the text a user typed into a value of this type, or nil when it does not fit.
+    public func parse(_ text: String) -> Value? {
+        switch self {
+        case .int: return Int(text).map(Value.int)
+        case .string: return .string(text)
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "1", "on": return .bool(true)
+            case "false", "no", "0", "off": return .bool(false)
+            default: return nil
+            }
+        case .route: return (try? RouteRequest.parse(text)).map { .route($0) }
+        }
+    }
+}
+
+/// A typed value carried by a route parameter or a message argument.
+public enum Value: Hashable, Sendable, CustomStringConvertible {
+    case int(Int)
+    case string(String)
+    case bool(Bool)
+    /// A page to show, used by `globalDisplay(page:)`.
+    case route(RouteRequest)
+
+    public var type: ValueType {
+        switch self {
+        case .int: .int
+        case .string: .string
+        case .bool: .bool
+        case .route: .route
+        }
+    }
+
+    /// The value as a user would type it back.
+    public var description: String {
+        switch self {
+        case .int(let value): String(value)
+        case .string(let value): value
+        case .bool(let value): String(value)
+        case .route(let value): value.description
+        }
+    }
+
+    public var intValue: Int? { if case .int(let v) = self { v } else { nil } }
+    public var stringValue: String? { if case .string(let v) = self { v } else { nil } }
+    public var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
+    public var routeValue: RouteRequest? { if case .route(let v) = self { v } else { nil } }
+}
+
+/// The declaration of one named, typed parameter (of a page) or argument (of a message).
+///
+/// Plugins declare these so that the shell can list, complete, parse and explain every page
+/// and message without knowing the plugin's Swift types.
+public struct Parameter: Sendable, Equatable {
+    public let name: String
+    public let type: ValueType
+    public let isOptional: Bool
+    public let summary: String
+
+    public init(_ name: String, _ type: ValueType, optional: Bool = false, summary: String = "") {
+        self.name = name
+        self.type = type
+        self.isOptional = optional
+        self.summary = summary
+    }
+
+    /// `id:int`, `code:string?` — the compact form used by `pages` and help.
+    public var signature: String { "\(name):\(type.rawValue)\(isOptional ? "?" : "")" }
+}
+
+/// Named, typed values after validation against a list of `Parameter`s.
+public struct Arguments: Sendable, Equatable {
+    /// In declaration order, so that printing is stable.
+    public private(set) var values: [(name: String, value: Value)]
+
+    public init(_ values: [(String, Value)] = []) {
+        self.values = values.map { (name: $0.0, value: $0.1) }
+    }
+
+    public subscript(name: String) -> Value? {
+        values.first(where: { $0.name == name })?.value
+    }
+
+    public mutating func set(_ name: String, _ value: Value?) {
+        values.removeAll { $0.name == name }
+        if let value { values.append((name, value)) }
+    }
+
+    public func int(_ name: String) -> Int? { self[name]?.intValue }
+    public func string(_ name: String) -> String? { self[name]?.stringValue }
+    public func bool(_ name: String) -> Bool? { self[name]?.boolValue }
+
+    public var isEmpty: Bool { values.isEmpty }
+
+    public static func == (lhs: Arguments, rhs: Arguments) -> Bool {
+        lhs.values.count == rhs.values.count
+            && zip(lhs.values, rhs.values).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Validates raw `name=text` pairs against `parameters`: every required one present, every
+    /// one known and well-typed. `context` names what is being parsed in error messages.
+    public static func validate(
+        _ raw: [(name: String, text: String)], against parameters: [Parameter], context: String
+    ) throws(CoordError) -> Arguments {
+        var result = Arguments()
+        for (name, text) in raw {
+            guard let parameter = parameters.first(where: { $0.name == name }) else {
+                let known = parameters.map(\.name)
+                throw CoordError.unknownParameter(
+                    name, context: context, suggestion: Suggest.closest(to: name, in: known),
+                    known: known)
+            }
+            if result[name] != nil { throw CoordError.duplicateParameter(name, context: context) }
+            guard let value = parameter.type.parse(text) else {
+                throw CoordError.illTypedParameter(
+                    name, expected: parameter.type, got: text, context: context)
+            }
+            result.set(name, value)
+        }
+        for parameter in parameters where !parameter.isOptional && result[parameter.name] == nil {
+            throw CoordError.missingParameter(parameter, context: context)
+        }
+        // Keep declaration order, whatever order the user typed.
+        result.values.sort { a, b in
+            (parameters.firstIndex { $0.name == a.name } ?? 0)
+                < (parameters.firstIndex { $0.name == b.name } ?? 0)
+        }
+        return result
+    }
+}
