@@ -1,0 +1,4 @@
+#include "CLibFFI.h"
+
+ffi_type *coordsh_ffi_type_pointer(void) { return &ffi_type_pointer; }
+ffi_type *coordsh_ffi_type_sint32(void) { return &ffi_type_sint32; }

@@ -1,0 +1,92 @@
+import Foundation
+import TOMLKit
+
+/// The shell's configuration, read from a TOML file (the default is `config/coordsh.toml`).
+///
+/// Paths in it may use `$EXE_DIR` (the folder of the coordsh executable), `$CONFIG_DIR` (the
+/// folder of the config file), `$XDG_DATA_HOME` (default `~/.local/share`) and a leading `~`.
+public struct Config: Sendable, Equatable {
+    /// Folders searched for plugin `.so` files, in order; missing ones are skipped.
+    public var pluginDirectories: [String]
+    /// The route the shell opens at start-up when no `--open` is given (if its feature is loaded).
+    public var home: String? = Config.defaultHome
+    /// The file this configuration came from, or nil for the built-in defaults.
+    public var source: String?
+
+    /// The defaults, the same as the shipped `config/coordsh.toml` (a test holds them equal).
+    public static let defaultPluginDirectories = ["$EXE_DIR", "$XDG_DATA_HOME/coordsh/plugins"]
+    public static let defaultHome = "content/catalog"
+
+    public init(pluginDirectories: [String] = Config.defaultPluginDirectories, source: String? = nil) {
+        self.pluginDirectories = pluginDirectories
+        self.source = source
+    }
+
+    /// Reads `path`. A missing file, bad TOML or a wrong type is a one-line error.
+    public static func load(from path: String) throws(ConfigError) -> Config {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError("cannot read config \(path): \((error as NSError).localizedDescription)")
+        }
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError("config \(path):\(error.source.begin.line): \(error.description)")
+        } catch {
+            throw ConfigError("config \(path): \(error)")
+        }
+        var config = Config(source: path)
+        if let plugins = table["plugins"] {
+            guard let pluginTable = plugins.table else { throw ConfigError("config \(path): [plugins] must be a table") }
+            if let dirs = pluginTable["dirs"] {
+                guard let array = dirs.array, array.allSatisfy({ $0.string != nil }) else {
+                    throw ConfigError("config \(path): plugins.dirs must be an array of strings")
+                }
+                config.pluginDirectories = array.compactMap(\.string)
+            }
+        }
+        if let shell = table["shell"] {
+            guard let shellTable = shell.table else { throw ConfigError("config \(path): [shell] must be a table") }
+            if let home = shellTable["home"] {
+                guard let string = home.string else { throw ConfigError("config \(path): shell.home must be a string") }
+                config.home = string.isEmpty ? nil : string
+            }
+        }
+        return config
+    }
+
+    /// The user's data folder: `$XDG_DATA_HOME/coordsh`.
+    public func expandedDataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        Config.expand("$XDG_DATA_HOME/coordsh", configDirectory: nil, environment: environment)
+    }
+
+    /// The plugin folders with every variable expanded.
+    public func expandedPluginDirectories(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        pluginDirectories.map { Config.expand($0, configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment) }
+    }
+
+    static func expand(_ path: String, configDirectory: String?, environment: [String: String]) -> String {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        var result = path
+        if result == "~" || result.hasPrefix("~/") { result = home + result.dropFirst() }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
+        result = result.replacingOccurrences(of: "$EXE_DIR", with: executableDirectory())
+        result = result.replacingOccurrences(of: "$CONFIG_DIR", with: configDirectory ?? FileManager.default.currentDirectoryPath)
+        result = result.replacingOccurrences(of: "$XDG_DATA_HOME", with: dataHome)
+        return result
+    }
+
+    /// The folder of the running executable, from /proc/self/exe.
+    public static func executableDirectory() -> String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return (exe as NSString).deletingLastPathComponent
+    }
+}
+
+public struct ConfigError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
