@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+// coordsh: a command shell whose features are plugins, loaded with dlopen and called
+// through libffi. See README.md and ../shared/DESIGN.md.
+import PackageDescription
+
+let sdk = Target.Dependency.product(name: "CoordSDK", package: "SDK")
+
+/// One feature plugin: a dynamic library that depends on nothing the host also contains
+/// except the shared SDK image.
+func plugin(_ name: String) -> Target {
+    .target(name: "\(name)Plugin", dependencies: [sdk], path: "Plugins/\(name)")
+}
+
+let package = Package(
+    name: "coordsh",
+    products: [
+        .executable(name: "coordsh", targets: ["coordsh"]),
+        .library(name: "ContentPlugin", type: .dynamic, targets: ["ContentPlugin"]),
+        .library(name: "AccountPlugin", type: .dynamic, targets: ["AccountPlugin"]),
+        .library(name: "CartPlugin", type: .dynamic, targets: ["CartPlugin"]),
+        .library(name: "PaymentPlugin", type: .dynamic, targets: ["PaymentPlugin"]),
+    ],
+    dependencies: [
+        .package(path: "Sources/SDK"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+    ],
+    targets: [
+        .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
+        .target(name: "CoordRuntime", dependencies: [sdk, "CLibFFI", "TOMLKit"]),
+        .target(name: "CoordShell", dependencies: [sdk, "CoordRuntime"]),
+        .executableTarget(
+            name: "coordsh",
+            dependencies: ["CoordShell", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        plugin("Content"),
+        plugin("Account"),
+        plugin("Cart"),
+        plugin("Payment"),
+        .executableTarget(
+            name: "DispatchBenchmark", dependencies: [sdk], path: "Benchmarks/DispatchBenchmark"),
+        .testTarget(name: "CoordSDKTests", dependencies: [sdk]),
+        .testTarget(name: "LoaderTests", dependencies: [sdk, "CoordRuntime"]),
+        .testTarget(name: "TranscriptTests", dependencies: [], resources: [.copy("transcripts")]),
+    ]
+)

@@ -1,0 +1,36 @@
+import CoordSDK
+
+/// The pages of the catalog feature.
+public enum ContentPage: Page, Equatable {
+    case catalog
+    case product(id: Int)
+    case search(query: String)
+
+    public static let feature = "content"
+
+    public static let cases: [PageCase] = [
+        PageCase("catalog", summary: "the product catalog") { _ in ContentPage.catalog },
+        PageCase("product", [Parameter("id", .int, summary: "product id")], summary: "one product") {
+            ContentPage.product(id: $0.int("id")!)
+        },
+        PageCase("search", [Parameter("query", .string, summary: "words to look for")], summary: "search results") {
+            ContentPage.search(query: $0.string("query")!)
+        },
+    ]
+
+    public var name: String {
+        switch self {
+        case .catalog: "catalog"
+        case .product: "product"
+        case .search: "search"
+        }
+    }
+
+    public var arguments: Arguments {
+        switch self {
+        case .catalog: Arguments()
+        case .product(let id): Arguments([("id", .int(id))])
+        case .search(let query): Arguments([("query", .string(query))])
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import CoordRuntime
+import CoordSDK
+import Foundation
+
+/// A command of the shell itself, as opposed to a feature's message.
+@MainActor
+struct Builtin {
+    let name: String
+    let usage: String
+    let summary: String
+    let run: @MainActor (Session, [String]) throws -> CommandResult
+
+    static let all: [Builtin] = [
+        Builtin(name: "help", usage: "help [PREFIX]", summary: "list commands, or one feature's messages", run: help),
+        Builtin(name: "plugins", usage: "plugins [load PATH]", summary: "list loaded and refused plugins, or load one", run: plugins),
+        Builtin(name: "pages", usage: "pages", summary: "list every registered route with its parameters", run: pages),
+        Builtin(name: "open", usage: "open ROUTE", summary: "open a page: feature/page key=value … or coordsh://feature/page?key=value", run: open),
+        Builtin(name: "back", usage: "back", summary: "go back to the previous page", run: back),
+        Builtin(name: "where", usage: "where", summary: "the current route and the chain from the page up to the app", run: whereCommand),
+        Builtin(name: "tree", usage: "tree", summary: "the coordinator tree", run: tree),
+        Builtin(name: "deps", usage: "deps", summary: "what AppDependency holds at the current coordinator", run: deps),
+        Builtin(name: "queue", usage: "queue", summary: "queued messages per coordinator", run: queue),
+        Builtin(name: "trace", usage: "trace COMMAND…", summary: "run a command and show every hop of its message", run: trace),
+        Builtin(name: "quit", usage: "quit", summary: "leave the shell", run: quit),
+    ]
+
+    static func noArguments(_ name: String, _ args: [String]) throws {
+        if !args.isEmpty {
+            throw ShellError("\(name) takes no arguments, got '\(args.joined(separator: " "))'", code: "extra_argument", status: .usage)
+        }
+    }
+
+    static func help(_ session: Session, _ args: [String]) throws -> CommandResult {
+        if let prefix = args.first {
+            guard let feature = session.app.features.feature(prefix: prefix) else {
+                let known = session.app.features.features.map(\.definition.prefix) + session.builtins.map(\.name)
+                if let builtin = session.builtins.first(where: { $0.name == prefix }) {
+                    return CommandResult(lines: ["\(builtin.usage)  — \(builtin.summary)"], json: ["command": builtin.name, "usage": builtin.usage, "summary": builtin.summary])
+                }
+                throw CoordError.unknownFeature(prefix, suggestion: Suggest.closest(to: prefix, in: known))
+            }
+            let d = feature.definition
+            var lines = ["\(d.prefix) — \(d.summary.isEmpty ? d.name : d.summary)"]
+            for spec in d.messages {
+                let args = spec.arguments.map { $0.isOptional ? "[\($0.name.uppercased())]" : $0.name.uppercased() }
+                lines.append("  \(([d.prefix, spec.verb] + args).joined(separator: " "))".padding(toLength: 36, withPad: " ", startingAt: 0) + " \(spec.summary)")
+            }
+            lines.append("pages:")
+            for page in feature.pageCases { lines.append("  \(d.name)/\(page.signature)".padding(toLength: 36, withPad: " ", startingAt: 0) + " \(page.summary)") }
+            return CommandResult(lines: lines, json: [
+                "feature": d.name, "prefix": d.prefix,
+                "messages": d.messages.map { ["verb": $0.verb, "name": d.messageName($0.verb).string, "arguments": $0.arguments.map(parameterJSON), "summary": $0.summary] },
+                "pages": feature.pageCases.map { pageCaseJSON(d.name, $0) },
+            ])
+        }
+        var lines = ["Commands:"]
+        for b in session.builtins { lines.append("  \(b.usage)".padding(toLength: 26, withPad: " ", startingAt: 0) + " \(b.summary)") }
+        lines.append("Features (type PREFIX VERB [ARGS], 'help PREFIX' for details):")
+        for f in session.app.features.features {
+            lines.append("  \(f.definition.prefix)".padding(toLength: 26, withPad: " ", startingAt: 0) + " \(f.definition.messages.map(\.verb).joined(separator: ", "))")
+        }
+        return CommandResult(lines: lines, json: [
+            "commands": session.builtins.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] },
+            "features": session.app.features.features.map { ["prefix": $0.definition.prefix, "verbs": $0.definition.messages.map(\.verb)] },
+        ])
+    }
+
+    static func parameterJSON(_ p: Parameter) -> [String: Any] {
+        ["name": p.name, "type": p.type.rawValue, "optional": p.isOptional, "summary": p.summary]
+    }
+
+    static func pageCaseJSON(_ feature: String, _ page: PageCase) -> [String: Any] {
+        ["route": "\(feature)/\(page.name)", "parameters": page.parameters.map(parameterJSON), "summary": page.summary]
+    }
+
+    static func plugins(_ session: Session, _ args: [String]) throws -> CommandResult {
+        if args.first == "load" {
+            guard args.count == 2 else { throw ShellError("usage: plugins load PATH", code: "usage", status: .usage) }
+            do {
+                let plugin = try session.loader.load(args[1])
+                return CommandResult(lines: ["loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)"], json: ["loaded": plugin.origin.name])
+            } catch {
+                throw ShellError(error.description, code: error.kind.rawValue, status: .failure)
+            }
+        }
+        try noArguments("plugins", args)
+        var lines: [String] = []
+        var loaded: [[String: Any]] = []
+        for plugin in session.loader.loaded {
+            for name in plugin.features {
+                guard let feature = session.app.features.feature(named: name) else { continue }
+                let pages = feature.pageCases.count
+                lines.append("\(plugin.origin.name) \(plugin.origin.version)  prefix \(feature.definition.prefix)  \(pages) page\(pages == 1 ? "" : "s")  \(plugin.origin.path)")
+                loaded.append(["name": plugin.origin.name, "version": plugin.origin.version, "prefix": feature.definition.prefix, "pages": pages, "file": plugin.origin.path])
+            }
+        }
+        if loaded.isEmpty { lines.append("no plugins loaded") }
+        for refusal in session.loader.refused { lines.append("refused \(refusal.path): \(refusal.reason)") }
+        return CommandResult(lines: lines, json: [
+            "plugins": loaded,
+            "refused": session.loader.refused.map { ["file": $0.path, "kind": $0.kind.rawValue, "reason": $0.reason] },
+        ])
+    }
+
+    static func pages(_ session: Session, _ args: [String]) throws -> CommandResult {
+        try noArguments("pages", args)
+        let routes = session.app.features.routes
+        return CommandResult(
+            lines: routes.map { "\($0.feature.name)/\($0.page.signature)" },
+            json: ["pages": routes.map { pageCaseJSON($0.feature.name, $0.page) }])
+    }
+
+    static func open(_ session: Session, _ args: [String]) throws -> CommandResult {
+        guard !args.isEmpty else { throw ShellError("usage: open ROUTE (e.g. open content/product id=7)", code: "usage", status: .usage) }
+        return try session.open(RouteRequest.parse(words: args), trace: nil)
+    }
+
+    static func back(_ session: Session, _ args: [String]) throws -> CommandResult {
+        try noArguments("back", args)
+        guard session.scene.back(), let view = session.currentView else {
+            throw ShellError("nowhere to go back to", code: "no_history", status: .failure)
+        }
+        return CommandResult(lines: session.render(view), json: ["page": session.pageJSON(view)])
+    }
+
+    static func whereCommand(_ session: Session, _ args: [String]) throws -> CommandResult {
+        try noArguments("where", args)
+        let start: Responder = session.currentView ?? session.scene
+        let chain = start.chain.map(\.chainDescription)
+        let route = session.currentRoute
+        return CommandResult(
+            lines: ["route: \(route ?? "(no page)")"] + chain.enumerated().map { "  \($0.offset + 1). \($0.element)" },
+            json: ["route": route as Any? ?? NSNull(), "chain": chain])
+    }
+
+    static func tree(_ session: Session, _ args: [String]) throws -> CommandResult {
+        try noArguments("tree", args)
+        var lines: [String] = []
+        func node(_ c: Coordinator) -> [String: Any] {
+            var json: [String: Any] = ["id": c.identifier, "started": c.isStarted, "pages": c.viewStack.map { $0.page.route.description }]
+            json["children"] = c.children.map(node)
+            return json
+        }
+        session.app.walk { coordinator, depth in
+            let active = coordinator === session.scene.activeCoordinator ? " *" : ""
+            let pages = coordinator.viewStack.map { $0.page.route.description }
+            let stack = pages.isEmpty ? "" : "  [\(pages.joined(separator: " › "))]"
+            lines.append(String(repeating: "  ", count: depth) + coordinator.chainDescription + stack + active)
+        }
+        return CommandResult(lines: lines, json: ["tree": node(session.app)])
+    }
+
+    static func deps(_ session: Session, _ args: [String]) throws -> CommandResult {
+        try noArguments("deps", args)
+        let coordinator = session.scene.activeCoordinator ?? session.scene
+        let entries = coordinator.dependencies?.entries ?? []
+        var lines = ["at \(coordinator.chainDescription):"]
+        lines += entries.isEmpty ? ["  (no services)"] : entries.map { "  \($0.key)  from \($0.provider)  (\($0.type))" }
+        return CommandResult(lines: lines, json: [
+            "coordinator": coordinator.identifier,
+            "services": entries.map { ["key": $0.key, "provider": $0.provider, "type": $0.type] },
+        ])
+    }
+
+    static func queue(_ session: Session, _ args: [String]) throws -> CommandResult {
+        try noArguments("queue", args)
+        var lines: [String] = []
+        var json: [[String: Any]] = []
+        func visit(_ level: Responder) {
+            let queued = level.queuedMessages
+            guard !queued.isEmpty else { return }
+            lines.append("\(level.chainDescription): \(queued.count)/\(level.queueCapacity)")
+            for entry in queued {
+                lines.append("  \(entry.message) waiting for \(entry.waitingFor.joined(separator: ", "))")
+            }
+            json.append(["level": level.chainDescription, "capacity": level.queueCapacity,
+                         "messages": queued.map { ["message": $0.message.name.string, "waitingFor": $0.waitingFor] }])
+        }
+        session.app.walk { coordinator, _ in
+            visit(coordinator)
+            coordinator.viewStack.forEach(visit)
+        }
+        if lines.isEmpty { lines = ["no queued messages"] }
+        return CommandResult(lines: lines, json: ["queues": json])
+    }
+
+    static func trace(_ session: Session, _ args: [String]) throws -> CommandResult {
+        guard let name = args.first else { throw ShellError("usage: trace COMMAND… (e.g. trace cart add 7)", code: "usage", status: .usage) }
+        let rest = Array(args.dropFirst())
+        let message: Message
+        var result: CommandResult
+        let trace: DispatchTrace
+        if name == "open" {
+            let request = try RouteRequest.parse(words: rest)
+            trace = DispatchTrace(message: "globalDisplay(page: \(request))")
+            result = try session.open(request, trace: trace)
+        } else if let feature = session.app.features.feature(prefix: name) {
+            message = try session.message(for: feature, rest)
+            trace = DispatchTrace(message: message.description)
+            result = try session.send(message, from: message.sender ?? session.scene, trace: trace)
+        } else {
+            throw ShellError("trace takes a feature command or open, e.g. 'trace cart add 7'", code: "usage", status: .usage)
+        }
+        var lines = ["trace \(trace.message):"]
+        lines += trace.hops.enumerated().map { "  \($0.offset + 1). \($0.element.level) — \($0.element.action)" }
+        result.lines = lines + result.lines
+        result.json["trace"] = trace.hops.map { ["level": $0.level, "action": $0.action.description] }
+        return result
+    }
+
+    static func quit(_ session: Session, _ args: [String]) throws -> CommandResult {
+        try noArguments("quit", args)
+        var result = CommandResult(json: ["quit": true])
+        result.quit = true
+        return result
+    }
+}

@@ -1,0 +1,39 @@
+/// What one shell command produced: text for people and a JSON document for machines.
+///
+/// Every command builds both from the same data, so `--json` can never drift from what the
+/// text shows.
+public struct CommandResult {
+    /// Lines for stdout in text mode.
+    public var lines: [String]
+    /// The document `--json` prints: a dictionary of JSON-compatible Foundation values.
+    public var json: [String: Any]
+    /// Set by `quit`.
+    public var quit = false
+
+    public init(lines: [String] = [], json: [String: Any] = [:]) {
+        self.lines = lines
+        self.json = json
+    }
+}
+
+/// A command that did not work, with the exit status batch mode ends with.
+public struct ShellError: Error, CustomStringConvertible {
+    public enum Status: Int32, Sendable {
+        /// The command itself was wrong: unknown command, route or parameter, bad argument.
+        case usage = 2
+        /// The command was well formed but failed when it ran.
+        case failure = 1
+    }
+
+    public let message: String
+    public let code: String
+    public let status: Status
+
+    public init(_ message: String, code: String, status: Status) {
+        self.message = message
+        self.code = code
+        self.status = status
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,171 @@
+import CoordRuntime
+import CoordSDK
+import Foundation
+
+/// One shell session: the app, its terminal scene, the plugin loader, and the commands a user
+/// types. It knows nothing about terminals or output formats; `Shell` does the I/O.
+@MainActor
+public final class Session {
+    public let app: AppCoordinator
+    public let scene: SceneCoordinator
+    public let loader: PluginLoader
+    /// Events (queued, replayed, dropped messages) reported since the last command.
+    private(set) var pendingEvents: [DispatchEvent] = []
+    let builtins: [Builtin]
+
+    public init(app: AppCoordinator = AppCoordinator()) throws {
+        self.app = app
+        self.loader = try PluginLoader(app: app)
+        self.scene = app.makeScene(identifier: "terminal")
+        self.builtins = Builtin.all
+        app.eventSink = { [unowned self] event in pendingEvents.append(event) }
+    }
+
+    /// The page the user is on, or nil before any page was opened.
+    public var currentView: PageView? { scene.currentView }
+
+    /// `content/product id=7`, or nil.
+    public var currentRoute: String? { currentView.map { $0.page.route.description } }
+
+    /// Runs one line. Blank lines and `#` comments do nothing.
+    public func execute(_ line: String) throws(ShellError) -> CommandResult {
+        let words: [String]
+        do {
+            words = try Words.split(line)
+        } catch {
+            throw ShellError("unterminated quote in: \(line)", code: "syntax", status: .usage)
+        }
+        guard let first = words.first, !first.hasPrefix("#") else { return CommandResult() }
+        return try execute(words: words)
+    }
+
+    func execute(words: [String]) throws(ShellError) -> CommandResult {
+        let name = words[0], rest = Array(words.dropFirst())
+        do {
+            if let builtin = builtins.first(where: { $0.name == name }) {
+                return try builtin.run(self, rest)
+            }
+            if let feature = app.features.feature(prefix: name) {
+                return try sendFeatureMessage(feature, rest, trace: nil)
+            }
+        } catch let error as ShellError {
+            throw error
+        } catch let error as CoordError {
+            throw ShellError(error.message, code: error.code, status: Self.status(of: error))
+        } catch {
+            throw ShellError("\(error)", code: "failed", status: .failure)
+        }
+        let known = builtins.map(\.name) + app.features.features.map(\.definition.prefix)
+        let hint = Suggest.closest(to: name, in: known).map { " (did you mean '\(([$0] + rest).joined(separator: " "))'?)" } ?? ""
+        throw ShellError("unknown command '\(name)'\(hint); 'help' lists the commands", code: "unknown_command", status: .usage)
+    }
+
+    static func status(of error: CoordError) -> ShellError.Status {
+        switch error {
+        case .unknownFeature, .unknownPage, .unknownParameter, .duplicateParameter, .missingParameter,
+            .illTypedParameter, .malformedRoute, .unknownMessage, .unknownVerb:
+            return .usage
+        default:
+            return .failure
+        }
+    }
+
+    /// Takes and clears the events reported since the last call.
+    public func drainEvents() -> [DispatchEvent] {
+        defer { pendingEvents.removeAll() }
+        return pendingEvents
+    }
+
+    // MARK: Messages
+
+    /// Builds the message for `prefix verb args…` from what the feature registered.
+    func message(for feature: Feature, _ words: [String]) throws -> Message {
+        let prefix = feature.definition.prefix
+        guard let verb = words.first else {
+            let verbs = feature.definition.messages.map(\.verb).joined(separator: ", ")
+            throw ShellError("'\(prefix)' needs a command: \(verbs)", code: "missing_verb", status: .usage)
+        }
+        guard let spec = feature.message(verb: verb) else {
+            throw CoordError.unknownVerb(
+                prefix: prefix, verb: verb, suggestion: Suggest.closest(to: verb, in: feature.definition.messages.map(\.verb)))
+        }
+        let arguments = try Self.parseArguments(Array(words.dropFirst()), spec.arguments, context: "\(prefix) \(verb)")
+        return Message(feature.definition.messageName(verb), arguments, from: currentView ?? scene)
+    }
+
+    /// Positional words fill the declared arguments in order; `name=value` words name one.
+    static func parseArguments(_ words: [String], _ parameters: [Parameter], context: String) throws -> Arguments {
+        var raw: [(name: String, text: String)] = []
+        var position = 0
+        for word in words {
+            if let eq = word.firstIndex(of: "="), eq != word.startIndex,
+                parameters.contains(where: { $0.name == String(word[..<eq]) }) {
+                raw.append((String(word[..<eq]), String(word[word.index(after: eq)...])))
+                continue
+            }
+            while position < parameters.count, raw.contains(where: { $0.name == parameters[position].name }) { position += 1 }
+            guard position < parameters.count else {
+                let usage = parameters.isEmpty ? "it takes no arguments" : "it takes \(parameters.map(\.signature).joined(separator: " "))"
+                throw ShellError("\(context): unexpected argument '\(word)'; \(usage)", code: "extra_argument", status: .usage)
+            }
+            if parameters[position].type == .string, position == parameters.count - 1 {
+                // The last string argument takes the rest of the line: `content search red shoes`.
+                let restIndex = words.firstIndex(of: word)!
+                raw.append((parameters[position].name, words[restIndex...].joined(separator: " ")))
+                position += 1
+                break
+            }
+            raw.append((parameters[position].name, word))
+            position += 1
+        }
+        return try Arguments.validate(raw, against: parameters, context: context)
+    }
+
+    func sendFeatureMessage(_ feature: Feature, _ words: [String], trace: DispatchTrace?) throws -> CommandResult {
+        let message = try message(for: feature, words)
+        return try send(message, from: message.sender ?? scene, trace: trace)
+    }
+
+    func send(_ message: Message, from sender: Responder, trace: DispatchTrace?) throws -> CommandResult {
+        let before = scene.displayCount
+        let outcome = try trace.map { try sender.send(message, trace: $0) } ?? sender.send(message)
+        var result = CommandResult(json: ["message": message.name.string, "outcome": outcome == .handled ? "handled" : "queued"])
+        if outcome == .queued {
+            result.lines.append("\(message.name) is queued; see 'queue'")
+        }
+        if let view = currentView, scene.displayCount != before {
+            result.lines += render(view)
+            result.json["page"] = pageJSON(view)
+        }
+        return result
+    }
+
+    // MARK: Pages
+
+    /// Opens `request` by sending `globalDisplay` from the current page, as a page view would.
+    func open(_ request: RouteRequest, trace: DispatchTrace?) throws -> CommandResult {
+        _ = try app.features.page(for: request)  // validate here for a precise error
+        let message = Message(AppCoordinator.globalDisplay, Arguments([("page", .route(request))]), from: currentView ?? scene)
+        var result = try send(message, from: currentView ?? scene, trace: trace)
+        if result.json["page"] == nil, let view = currentView {
+            result.lines += render(view)
+            result.json["page"] = pageJSON(view)
+        }
+        return result
+    }
+
+    func render(_ view: PageView) -> [String] {
+        let rendering = view.render()
+        return ["── \(rendering.title) ──"] + rendering.lines
+    }
+
+    func pageJSON(_ view: PageView) -> [String: Any] {
+        let rendering = view.render()
+        var json: [String: Any] = [
+            "route": view.page.route.description, "url": view.page.route.url,
+            "title": rendering.title, "lines": rendering.lines,
+        ]
+        if !rendering.fields.isEmpty { json["fields"] = rendering.fields }
+        return json
+    }
+}

@@ -1,0 +1,144 @@
+import CoordRuntime
+import CoordSDK
+import Foundation
+
+/// The shell's I/O around a `Session`: start-up (config, plugins, first page), then commands
+/// from `-c`, from piped stdin, or from a person at the prompt, printed as text or JSON.
+@MainActor
+public final class Shell {
+    public struct Options: Sendable {
+        public var commands: [String] = []
+        public var pluginDirectories: [String] = []
+        public var configPath: String?
+        public var json = false
+        public var openURL: String?
+        public init() {}
+    }
+
+    let options: Options
+    var session: Session!
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    /// Runs to the end and returns the process exit status: 0 when every command succeeded,
+    /// otherwise the status of the first failing one (batch mode stops there).
+    public func run() -> Int32 {
+        let config: Config
+        do {
+            if let path = options.configPath ?? ProcessInfo.processInfo.environment["COORDSH_CONFIG"] {
+                config = try Config.load(from: path)
+            } else {
+                config = Config()
+            }
+            session = try Session()
+        } catch {
+            printError("\(error)", code: "config")
+            return ShellError.Status.usage.rawValue
+        }
+        session.app.provide(HostEnvironment.key, HostEnvironment(
+            dataDirectory: config.expandedDataDirectory(), configFile: config.source))
+        let directories = config.expandedPluginDirectories() + options.pluginDirectories
+        for refusal in session.loader.loadAll(from: directories) {
+            printWarning(refusal.description)
+        }
+
+        let interactive = options.commands.isEmpty && isatty(STDIN_FILENO) == 1
+        if let url = options.openURL {
+            if let status = runOne("open \(RouteRequest.quoteWord(url))", echoPage: interactive || true), !interactive { return status }
+        } else if let home = config.home, let request = try? RouteRequest.parse(home),
+            session.app.features.feature(named: request.feature) != nil {
+            _ = try? session.open(request, trace: nil)
+        }
+
+        if !options.commands.isEmpty { return runBatch(options.commands) }
+        if !interactive {
+            var lines: [String] = []
+            while let line = readLine(strippingNewline: true) { lines.append(line) }
+            return runBatch(lines)
+        }
+        return runInteractive()
+    }
+
+    private func runBatch(_ lines: [String]) -> Int32 {
+        for line in lines {
+            if let status = runOne(line, echoPage: true) { return status }
+            if quitRequested { break }
+        }
+        return 0
+    }
+
+    private var quitRequested = false
+
+    private func runInteractive() -> Int32 {
+        if let view = session.currentView, !options.json { printLines(session.render(view)) }
+        while !quitRequested {
+            let route = session.currentRoute.map { " \($0)" } ?? ""
+            FileHandle.standardOutput.write(Data("coordsh\(route)> ".utf8))
+            guard let line = readLine(strippingNewline: true) else {
+                FileHandle.standardOutput.write(Data("\n".utf8))
+                break
+            }
+            _ = runOne(line, echoPage: true)
+        }
+        return 0
+    }
+
+    /// Runs one line and prints its result; returns the failure status, or nil on success.
+    private func runOne(_ line: String, echoPage: Bool) -> Int32? {
+        do {
+            let result = try session.execute(line)
+            if result.quit { quitRequested = true }
+            let events = session.drainEvents()
+            if options.json {
+                guard !(result.lines.isEmpty && result.json.isEmpty && events.isEmpty) else { return nil }
+                var document = result.json
+                document["ok"] = true
+                if !events.isEmpty { document["events"] = events.map(\.description) }
+                printJSON(document)
+            } else {
+                printLines(result.lines)
+                for event in events {
+                    if event.isFailure { printWarning(event.description) } else { printLines(["note: \(event)"]) }
+                }
+            }
+            return nil
+        } catch {
+            for event in session.drainEvents() where event.isFailure { printWarning(event.description) }
+            printError(error.message, code: error.code)
+            return error.status.rawValue
+        }
+    }
+
+    private func printLines(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+
+    private func printJSON(_ document: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            printWarning("internal error: result is not JSON-serialisable")
+            return
+        }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    private func printError(_ message: String, code: String) {
+        if options.json {
+            printJSON(["ok": false, "error": ["code": code, "message": message]])
+        }
+        FileHandle.standardError.write(Data("coordsh: error: \(message)\n".utf8))
+    }
+
+    private func printWarning(_ message: String) {
+        FileHandle.standardError.write(Data("coordsh: \(message)\n".utf8))
+    }
+}
+
+extension RouteRequest {
+    /// Quotes a word so that `Words.split` gives it back unchanged.
+    static func quoteWord(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

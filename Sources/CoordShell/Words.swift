@@ -1,0 +1,45 @@
+/// Splits a command line into words the way a POSIX shell does for the simple cases users
+/// type: whitespace separates, single quotes keep everything, double quotes keep spaces and
+/// honour `\"` and `\\`, a backslash outside quotes escapes the next character.
+enum Words {
+    struct UnterminatedQuote: Error {}
+
+    static func split(_ line: String) throws(UnterminatedQuote) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quote: Character?
+        var escaped = false
+        for ch in line {
+            if escaped {
+                current.append(ch)
+                escaped = false
+                continue
+            }
+            switch quote {
+            case "'":
+                if ch == "'" { quote = nil } else { current.append(ch) }
+            case "\"":
+                if ch == "\"" { quote = nil } else if ch == "\\" { escaped = true } else { current.append(ch) }
+            default:
+                if ch == "'" || ch == "\"" {
+                    quote = ch
+                    inWord = true
+                } else if ch == "\\" {
+                    escaped = true
+                    inWord = true
+                } else if ch == " " || ch == "\t" {
+                    if inWord { words.append(current) }
+                    current = ""
+                    inWord = false
+                } else {
+                    current.append(ch)
+                    inWord = true
+                }
+            }
+        }
+        if quote != nil || escaped { throw UnterminatedQuote() }
+        if inWord { words.append(current) }
+        return words
+    }
+}
