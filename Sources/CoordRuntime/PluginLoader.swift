@@ -52,14 +52,15 @@ public final class PluginLoader {
         return refusals
     }
 
-    /// A library the host itself already has in the process (the SDK, in the executable's
-    /// folder during development) is not a plugin candidate.
+    /// A library the process already has that is no plugin (the SDK itself, which sits in
+    /// the executable's folder during development) is not a candidate. Plugins that another
+    /// loader already opened still are: they have the entry symbol.
     private func isHostLibrary(_ path: String) -> Bool {
         let real = Self.realPath(path)
         if loadedFiles[real] != nil { return false }
+        // RTLD_NOLOAD only returns a handle for an image that is already mapped; never closed.
         guard let handle = dlopen(real, RTLD_NOW | RTLD_NOLOAD) else { return false }
-        _ = handle  // already loaded by the dynamic linker; never closed (see the type's doc)
-        return true
+        return dlsym(handle, PluginABI.entrySymbol) == nil
     }
 
     /// Loads one plugin file, or throws why not. The refusal is also recorded in `refused`.

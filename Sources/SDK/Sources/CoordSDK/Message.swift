@@ -51,4 +51,12 @@ public typealias MessageHandler = @MainActor (Message) throws -> Disposition
 struct HandlerEntry {
     let needs: DependencySet
     let body: MessageHandler
+    /// Precomputed so that the common case (no needs) never touches the set on dispatch.
+    let hasNeeds: Bool
+
+    init(needs: DependencySet, body: @escaping MessageHandler) {
+        self.needs = needs
+        self.body = body
+        self.hasNeeds = !needs.isEmpty
+    }
 }

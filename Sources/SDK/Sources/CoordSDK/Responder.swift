@@ -28,6 +28,11 @@ open class Responder: NeedsDependency {
         self.identifier = identifier
     }
 
+    isolated deinit {
+        // Cached dispatch paths hold levels unowned(unsafe); make sure none survives this one.
+        DispatchEpoch.advance()
+    }
+
     /// How this level names itself in `trace`, `where` and error messages.
     open var chainDescription: String { identifier }
 
