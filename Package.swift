@@ -38,8 +38,9 @@ let package = Package(
         plugin("Payment"),
         .executableTarget(
             name: "DispatchBenchmark", dependencies: [sdk], path: "Benchmarks/DispatchBenchmark"),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CoordSDKTests", dependencies: [sdk]),
-        .testTarget(name: "LoaderTests", dependencies: [sdk, "CoordRuntime"]),
-        .testTarget(name: "TranscriptTests", dependencies: [], resources: [.copy("transcripts")]),
+        .testTarget(name: "LoaderTests", dependencies: [sdk, "CoordRuntime", "TestSupport"], exclude: ["fixtures"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
     ]
 )

@@ -1,0 +1,65 @@
+import CoordSDK
+import Testing
+
+@Suite("Routes and pages")
+@MainActor
+struct RouteTests {
+    @Test("the words form and the URL form parse to the same request")
+    func bothForms() throws {
+        let words = try RouteRequest.parse("shop/item id=7 note=hi")
+        let url = try RouteRequest.parse("coordsh://shop/item?id=7&note=hi")
+        #expect(words == url)
+        #expect(words.description == "shop/item id=7 note=hi")
+        #expect(words.url == "coordsh://shop/item?id=7&note=hi")
+    }
+
+    @Test("every page round-trips page → route → page")
+    func roundTrip() throws {
+        for page: ShopPage in [.home, .item(id: 3, note: nil), .item(id: -1, note: "two words")] {
+            let back = try ShopPage.make(from: RouteRequest.parse(page.route.url))
+            #expect(back as? ShopPage == page)
+        }
+    }
+
+    @Test("a missing, ill-typed or unknown parameter is a one-line error naming it")
+    func badParameters() throws {
+        #expect(throws: CoordError.missingParameter(Parameter("id", .int), context: "shop/item")) {
+            try ShopPage.make(from: RouteRequest.parse("shop/item"))
+        }
+        do {
+            _ = try ShopPage.make(from: RouteRequest.parse("shop/item id=seven"))
+            Issue.record("ill-typed id accepted")
+        } catch {
+            #expect(error.message == "shop/item: parameter 'id' must be an int, got 'seven'")
+        }
+        do {
+            _ = try ShopPage.make(from: RouteRequest.parse("shop/item id=1 nite=x"))
+            Issue.record("unknown parameter accepted")
+        } catch {
+            #expect(error.message.contains("unknown parameter 'nite' (did you mean 'note'?)"))
+        }
+        do {
+            _ = try ShopPage.make(from: RouteRequest.parse("shop/itme id=1"))
+            Issue.record("unknown page accepted")
+        } catch {
+            #expect(error.code == "unknown_page")
+            #expect(error.message.contains("did you mean 'shop/item'"))
+        }
+    }
+
+    @Test("malformed routes are refused")
+    func malformed() {
+        for text in ["shop", "/item", "shop/item id", "coordsh://shop", "coordsh://shop/a/b"] {
+            #expect(throws: CoordError.self, "\(text)") { try RouteRequest.parse(text) }
+        }
+    }
+
+    @Test("message names are interned with their prefix and verb")
+    func interning() {
+        let a = MessageName("cartAdd"), b = MessageName(prefix: "cart", verb: "add")
+        #expect(a == b && a.id == b.id)
+        #expect(a.prefix == FeaturePrefix("cart"))
+        #expect(a.verb == "add")
+        #expect(MessageName("globalDisplay").prefix == .global)
+    }
+}

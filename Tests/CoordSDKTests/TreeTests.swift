@@ -1,0 +1,74 @@
+import CoordSDK
+import Testing
+
+@Suite("Coordinator tree and AppDependency")
+@MainActor
+struct TreeTests {
+    static let clock = ServiceKey<String>("clock")
+
+    @Test("children are kept by identifier; stopping removes them and their pages")
+    func children() throws {
+        let app = AppCoordinator()
+        let scene = app.makeScene(identifier: "s")
+        let (coordinators, view) = try chain(depth: 3, in: scene)
+        #expect(scene.children.map(\.identifier) == ["c0"])
+        #expect(coordinators[2].parentCoordinator === coordinators[1])
+        #expect(view.coordinator === coordinators[2])
+        #expect(coordinators.allSatisfy { $0.isStarted })
+        scene.stopChild(coordinators[0])
+        #expect(scene.children.isEmpty)
+        #expect(!coordinators[2].isStarted && coordinators[2].viewStack.isEmpty)
+        #expect(view.parent == nil)
+    }
+
+    @Test("a stopped coordinator is released, even after messages were dispatched through it")
+    func released() throws {
+        let app = AppCoordinator()
+        try app.register([shopDefinition(Recorder())], origin: nil)
+        let scene = app.makeScene(identifier: "s")
+        weak var weakChild: Coordinator?
+        weak var weakView: PageView?
+        do {
+            let (coordinators, view) = try chain(depth: 2, in: scene)
+            weakChild = coordinators[1]
+            weakView = view
+            try view.send(Message(ShopCoordinator.buy, Arguments([("id", .int(1))]), from: view))
+        }
+        scene.stopChild(scene.children[0])
+        #expect(weakChild == nil)
+        #expect(weakView == nil)
+    }
+
+    @Test("dependencies set at the root reach every depth, and children started later")
+    func propagation() throws {
+        let app = AppCoordinator()
+        let scene = app.makeScene(identifier: "s")
+        let (coordinators, view) = try chain(depth: 5, in: scene)
+        app.provide(Self.clock, "tick")
+        #expect(coordinators.last?.dependencies?[Self.clock] == "tick")
+        #expect(view.dependencies?[Self.clock] == "tick")
+        let late = Coordinator(identifier: "late")
+        coordinators[4].startChild(late)
+        #expect(late.dependencies?[Self.clock] == "tick")
+        #expect(app.dependencies?.provider(of: Self.clock.key) == "host")
+    }
+
+    @Test("navigation stack: show pushes, root replaces, pop returns, back crosses flows")
+    func navigation() throws {
+        let app = AppCoordinator()
+        let scene = app.makeScene(identifier: "s")
+        let a = Coordinator(identifier: "a"), b = Coordinator(identifier: "b")
+        scene.startChild(a)
+        scene.startChild(b)
+        try a.show(ShopPage.home)
+        try a.show(ShopPage.item(id: 1, note: nil))
+        #expect(a.viewStack.count == 2 && scene.activeCoordinator === a)
+        try b.root(ShopPage.item(id: 2, note: nil))
+        #expect(scene.activeCoordinator === b)
+        #expect(scene.back())  // b has one page: back to a
+        #expect(scene.activeCoordinator === a)
+        #expect(scene.back())  // pop within a
+        #expect(scene.currentView?.page.route.description == "shop/home")
+        #expect(!scene.back())
+    }
+}

@@ -1,0 +1,112 @@
+import CoordRuntime
+import CoordSDK
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Loading real plugin .so files", .serialized)
+@MainActor
+struct LoaderTests {
+    func loadBundled() throws -> (AppCoordinator, PluginLoader) {
+        let app = AppCoordinator()
+        let loader = try PluginLoader(app: app)
+        for name in BuildProducts.bundledPlugins { try loader.load(BuildProducts.plugin(name)) }
+        return (app, loader)
+    }
+
+    @Test("the four bundled plugins load and register their features and pages")
+    func bundled() throws {
+        let (app, loader) = try loadBundled()
+        #expect(loader.loaded.map(\.origin.name) == ["content", "account", "cart", "payment"])
+        #expect(loader.refused.isEmpty)
+        #expect(app.features.routes.count == 13)
+        for route in ["content/product", "account/confirmAccount", "cart/offer", "payment/receipt"] {
+            #expect(app.features.routes.contains { "\($0.feature.name)/\($0.page.name)" == route }, "\(route)")
+        }
+    }
+
+    @Test("types are identical across the dlopen boundary")
+    func typeIdentity() throws {
+        let (app, _) = try loadBundled()
+        let scene = app.makeScene(identifier: "t")
+        let cart = try #require(app.features.feature(named: "cart"))
+        let coordinator: AnyObject = scene.coordinator(for: cart)
+        // The plugin's coordinator class is defined in libCartPlugin.so; its superclass must be
+        // this image's Coordinator, i.e. the one in the shared libCoordSDK.so.
+        #expect(coordinator is Coordinator)
+        #expect(type(of: coordinator) != Coordinator.self)
+        #expect(Mirror(reflecting: coordinator).superclassMirror?.subjectType == Coordinator.self)
+        let page: Any = try app.features.page(for: RouteRequest.parse("cart/offer code=SPRING"))
+        #expect(page is any Page)
+        #expect((page as? any Page)?.route.description == "cart/offer code=SPRING")
+    }
+
+    @Test("a message from a product page bubbles to the root and reaches the Cart plugin")
+    func crossPluginMessage() throws {
+        let (app, _) = try loadBundled()
+        let scene = app.makeScene(identifier: "t")
+        try scene.display(app.features.page(for: RouteRequest.parse("content/product id=7")))
+        let view = try #require(scene.currentView)
+        let trace = DispatchTrace(message: "cartAdd")
+        #expect(try view.send(Message(MessageName("cartAdd"), from: view), trace: trace) == .handled)
+        #expect(trace.hops.map(\.level) == ["page content/product id=7", "coordinator content", "scene t", "app", "coordinator cart"])
+        #expect(scene.currentView?.render().lines == ["product 7 × 1"])
+    }
+
+    @Test("every page of every bundled plugin round-trips and opens")
+    func pagesOpen() throws {
+        let (app, _) = try loadBundled()
+        let scene = app.makeScene(identifier: "t")
+        for (feature, pageCase) in app.features.routes {
+            let arguments = pageCase.parameters.filter { !$0.isOptional }.map {
+                RouteRequest.Pair($0.name, $0.type == .int ? "1" : "x")
+            }
+            let request = RouteRequest(feature: feature.name, page: pageCase.name, arguments: arguments)
+            let page = try app.features.page(for: request)
+            #expect(page.route == request)
+            try scene.display(page)
+            #expect(scene.currentView?.page.route == request)
+            #expect(!(scene.currentView?.render().title.isEmpty ?? true))
+        }
+    }
+
+    @Test("broken plugins are each refused with a one-line reason naming the file; the rest load")
+    func brokenPlugins() throws {
+        let directory = try makeTemporaryDirectory("broken")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FixtureBuilder.buildAll(into: directory)
+        let app = AppCoordinator()
+        let loader = try PluginLoader(app: app)
+        let refusals = loader.loadAll(from: [BuildProducts.directory, directory])
+        #expect(loader.loaded.map(\.origin.name).sorted() == ["account", "cart", "content", "payment"])
+        let byFile = Dictionary(uniqueKeysWithValues: refusals.map { (($0.path as NSString).lastPathComponent, $0) })
+        let expected: [(String, PluginRefusal.Kind, String)] = [
+            ("libX.so", .notSharedObject, "not a loadable shared object ("),
+            ("libnoentry.so", .noEntry, "no entry symbol 'coordsh_plugin_entry'"),
+            ("libbadmagic.so", .badMagic, "bad magic number — host expects 0x434F4F52, plugin has 0xDEADBEEF"),
+            ("libfutureabi.so", .abiMismatch, "plugin ABI version mismatch — host is 1, plugin is 99"),
+            ("libentryerror.so", .entryFailed, "entry returned 3: database credentials missing"),
+            ("libothersdk.so", .sdkMismatch, "SDK version mismatch — host has CoordSDK \(CoordSDKVersion.library), plugin was built against 0.0.1"),
+            ("libothercompiler.so", .compilerMismatch, "Swift compiler mismatch — host was built with Swift \(CoordSDKVersion.compiler), plugin with 5.9"),
+            ("libduplicateprefix.so", .duplicate, "duplicate prefix 'cart': already used by feature 'cart'"),
+        ]
+        #expect(refusals.count == expected.count)
+        for (file, kind, reason) in expected {
+            let refusal = try #require(byFile[file], "\(file) was not refused")
+            #expect(refusal.kind == kind, "\(file)")
+            #expect(refusal.reason.hasPrefix(reason), "\(file): \(refusal.reason)")
+            #expect(refusal.description.hasPrefix("refused plugin \(directory)/\(file): "))
+            #expect(!refusal.description.contains("\n"))
+        }
+        // The refused duplicate did not disturb the real cart.
+        #expect(app.features.feature(prefix: "cart")?.origin?.path == BuildProducts.plugin("Cart"))
+    }
+
+    @Test("loading the same file twice says a restart is needed")
+    func alreadyLoaded() throws {
+        let (_, loader) = try loadBundled()
+        #expect(throws: PluginRefusal.self) { try loader.load(BuildProducts.plugin("Cart")) }
+        #expect(loader.refused.first?.kind == .alreadyLoaded)
+        #expect(loader.refused.first?.reason.contains("restart") == true)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Where the real build products are: the tests load the real `.so` files and run the real
+/// `coordsh` binary that `swift build` / `swift test` produced, never copies or mocks.
+public enum BuildProducts {
+    /// The folder of the running test bundle, which SwiftPM puts next to every product.
+    public static let directory: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        // swift-testing and XCTest both run `<build>/coordshPackageTests.xctest`.
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("libCoordSDK.so").path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }()
+
+    /// The package root (the folder with Package.swift).
+    public static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) || url.lastPathComponent == "SDK" {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }()
+
+    public static var coordsh: String { directory + "/coordsh" }
+
+    public static func plugin(_ name: String) -> String { directory + "/lib\(name)Plugin.so" }
+
+    public static let bundledPlugins = ["Content", "Account", "Cart", "Payment"]
+}
+
+/// A fresh temporary folder, removed by the caller when it is done.
+public func makeTemporaryDirectory(_ label: String) throws -> String {
+    let path = NSTemporaryDirectory() + "coordsh-\(label)-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// The result of running a program to completion.
+public struct RunResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+}
+
+/// Runs `executable` with `arguments`, feeding `input` on stdin, with a clean environment
+/// (a private HOME and XDG folders so the user's own plugins never leak into a test).
+public func run(
+    _ executable: String, _ arguments: [String], input: String = "", environment: [String: String] = [:],
+    mergeOutput: Bool = false
+) throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let stdin = Pipe(), stdout = Pipe()
+    let stderr = mergeOutput ? stdout : Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    let err = mergeOutput ? Data() : stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+}
