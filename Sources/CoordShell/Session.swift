@@ -97,7 +97,7 @@ public final class Session {
     static func parseArguments(_ words: [String], _ parameters: [Parameter], context: String) throws -> Arguments {
         var raw: [(name: String, text: String)] = []
         var position = 0
-        for word in words {
+        for (index, word) in words.enumerated() {
             if let eq = word.firstIndex(of: "="), eq != word.startIndex,
                 parameters.contains(where: { $0.name == String(word[..<eq]) }) {
                 raw.append((String(word[..<eq]), String(word[word.index(after: eq)...])))
@@ -110,8 +110,7 @@ public final class Session {
             }
             if parameters[position].type == .string, position == parameters.count - 1 {
                 // The last string argument takes the rest of the line: `content search red shoes`.
-                let restIndex = words.firstIndex(of: word)!
-                raw.append((parameters[position].name, words[restIndex...].joined(separator: " ")))
+                raw.append((parameters[position].name, words[index...].joined(separator: " ")))
                 position += 1
                 break
             }
@@ -144,7 +143,6 @@ public final class Session {
 
     /// Opens `request` by sending `globalDisplay` from the current page, as a page view would.
     func open(_ request: RouteRequest, trace: DispatchTrace?) throws -> CommandResult {
-        _ = try app.features.page(for: request)  // validate here for a precise error
         let message = Message(AppCoordinator.globalDisplay, Arguments([("page", .route(request))]), from: currentView ?? scene)
         var result = try send(message, from: currentView ?? scene, trace: trace)
         if result.json["page"] == nil, let view = currentView {

@@ -46,7 +46,7 @@ public final class Shell {
 
         let interactive = options.commands.isEmpty && isatty(STDIN_FILENO) == 1
         if let url = options.openURL {
-            if let status = runOne("open \(RouteRequest.quoteWord(url))", echoPage: interactive || true), !interactive { return status }
+            if let status = runOne("open \(RouteRequest.quoteWord(url))"), !interactive { return status }
         } else if let home = config.home, let request = try? RouteRequest.parse(home),
             session.app.features.feature(named: request.feature) != nil {
             _ = try? session.open(request, trace: nil)
@@ -63,7 +63,7 @@ public final class Shell {
 
     private func runBatch(_ lines: [String]) -> Int32 {
         for line in lines {
-            if let status = runOne(line, echoPage: true) { return status }
+            if let status = runOne(line) { return status }
             if quitRequested { break }
         }
         return 0
@@ -80,13 +80,13 @@ public final class Shell {
                 FileHandle.standardOutput.write(Data("\n".utf8))
                 break
             }
-            _ = runOne(line, echoPage: true)
+            _ = runOne(line)
         }
         return 0
     }
 
     /// Runs one line and prints its result; returns the failure status, or nil on success.
-    private func runOne(_ line: String, echoPage: Bool) -> Int32? {
+    private func runOne(_ line: String) -> Int32? {
         do {
             let result = try session.execute(line)
             if result.quit { quitRequested = true }
