@@ -82,13 +82,18 @@ public final class AppCoordinator: Coordinator {
 
     /// Builds a new `AppDependency` from the host's services and every feature's provisions,
     /// and pushes it to every scene — the seeds' `rebuildDependencies` and
-    /// `updateSceneDependencies`.
+    /// `updateSceneDependencies`. A provision's `make` runs twice per rebuild and must be
+    /// cheap and idempotent.
     public func rebuildDependencies() {
         var value = AppDependency()
         for (key, service) in hostServices { value.set(key, service, provider: "host") }
-        for feature in features.features {
-            for provision in feature.definition.provides {
-                value.set(provision.key, provision.make(value), provider: feature.name)
+        // Two passes: the first fills every slot, the second hands each provider the complete
+        // value, so that a feature registered before another still sees its services.
+        for _ in 0..<2 {
+            for feature in features.features {
+                for provision in feature.definition.provides {
+                    value.set(provision.key, provision.make(value), provider: feature.name)
+                }
             }
         }
         dependencies = value
@@ -151,6 +156,23 @@ extension Coordinator {
         case .passOn:
             trace?.record(self, .unhandled)
             throw CoordError.unhandledMessage(message.name.string, path: pathDescription(from: message.sender))
+        }
+    }
+}
+
+extension Responder {
+    /// Asks the app to rebuild `AppDependency` from its providers and push it down the tree.
+    ///
+    /// A feature calls this after something it provides changed (Account after a login): the
+    /// new value reaches every coordinator, and messages waiting for it replay.
+    public func requestDependencyRebuild() {
+        var level: Responder? = self
+        while let current = level {
+            if let app = current as? AppCoordinator {
+                app.rebuildDependencies()
+                return
+            }
+            level = current.parent
         }
     }
 }

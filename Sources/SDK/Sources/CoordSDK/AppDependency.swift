@@ -135,3 +135,14 @@ public struct AppDependency {
 public protocol NeedsDependency: AnyObject {
     var dependencies: AppDependency? { get set }
 }
+
+extension Responder {
+    /// The service in `key`'s slot, or a one-line error that names what is missing — for
+    /// handlers that cannot do anything useful without it and should not wait for it.
+    public func require<Service>(_ key: ServiceKey<Service>, for context: String) throws -> Service {
+        guard let service = dependencies?[key] else {
+            throw CoordError.failed("\(context): no loaded plugin provides '\(key.key.name)'; 'plugins' shows what is loaded")
+        }
+        return service
+    }
+}

@@ -19,6 +19,8 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
     case plugin(String)
     /// A handler's own failure (unknown product, empty cart, …), said in the plugin's words.
     case failed(String)
+    /// The data store could not do what was asked: locked, read-only, not a database.
+    case database(String)
 
     public var code: String {
         switch self {
@@ -37,6 +39,7 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notStarted: "not_started"
         case .plugin: "plugin"
         case .failed: "failed"
+        case .database: "database"
         }
     }
 
@@ -66,7 +69,7 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
             return "nobody handled '\(m)' (it went \(path.joined(separator: " → ")))"
         case .queueFull(let m, let at, let capacity):
             return "cannot queue '\(m)' at \(at): its queue is full (\(capacity) messages)"
-        case .registration(let s), .plugin(let s), .failed(let s):
+        case .registration(let s), .plugin(let s), .failed(let s), .database(let s):
             return s
         case .notStarted(let c):
             return "coordinator '\(c)' is not started"

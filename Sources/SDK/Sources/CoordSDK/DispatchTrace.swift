@@ -43,15 +43,21 @@ public final class DispatchTrace {
 /// queued, replayed later, or could not be delivered. Reported up the chain to the app, whose
 /// `eventSink` the shell prints, so that no message is ever lost without a word.
 public enum DispatchEvent: Sendable, Equatable, CustomStringConvertible {
-    case queued(message: String, at: String, waitingFor: [String])
+    case queued(message: String, at: String, waitingFor: [String], reason: String?)
     case replayed(message: String, at: String)
     case replayFailed(message: String, at: String, error: String)
     case dropped(message: String, at: String, reason: String)
+    /// Something a handler wants the user to know that no page shows (`logged in as …`).
+    case note(String)
 
     public var description: String {
         switch self {
-        case .queued(let m, let at, let keys):
+        case .queued(let m, let at, let keys, let reason?):
+            "\(m) is waiting at \(at) for \(keys.joined(separator: ", ")): \(reason)"
+        case .queued(let m, let at, let keys, nil):
             "\(m) is waiting at \(at) for \(keys.joined(separator: ", "))"
+        case .note(let text):
+            text
         case .replayed(let m, let at):
             "\(m) replayed at \(at)"
         case .replayFailed(let m, let at, let error):
@@ -65,7 +71,7 @@ public enum DispatchEvent: Sendable, Equatable, CustomStringConvertible {
     public var isFailure: Bool {
         switch self {
         case .replayFailed, .dropped: true
-        case .queued, .replayed: false
+        case .queued, .replayed, .note: false
         }
     }
 }

@@ -19,14 +19,16 @@ public struct MessageSpec: Sendable {
 }
 
 /// A service a feature provides to everyone through `AppDependency` (say, Account provides the
-/// session). The app calls `make` whenever it rebuilds the dependencies.
+/// accounts service and, while someone is logged in, the current user). The app calls `make`
+/// whenever it rebuilds the dependencies (twice: the second time with every slot filled);
+/// returning nil leaves the slot empty, so handlers that need it wait.
 public struct ServiceProvision: Sendable {
     public let key: DependencyKey
-    let make: @MainActor @Sendable (AppDependency) -> Any
+    let make: @MainActor @Sendable (AppDependency) -> Any?
 
-    public init<Service>(_ key: ServiceKey<Service>, make: @escaping @MainActor @Sendable (AppDependency) -> Service) {
+    public init<Service>(_ key: ServiceKey<Service>, make: @escaping @MainActor @Sendable (AppDependency) -> Service?) {
         self.key = key.key
-        self.make = { make($0) }
+        self.make = { make($0).map { $0 as Any } }
     }
 }
 

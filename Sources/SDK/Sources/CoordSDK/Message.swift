@@ -47,16 +47,23 @@ public enum DispatchOutcome: Sendable, Equatable {
 /// A message handler: runs on the main actor, may throw a one-line error for the user.
 public typealias MessageHandler = @MainActor (Message) throws -> Disposition
 
+/// Called when a message is about to wait for missing services, and again whenever what it
+/// waits for changes. It may act (show the login page), return a sentence telling the user
+/// why the message waits, or throw to refuse the message instead of queueing it.
+public typealias WaitingHandler = @MainActor (Message, _ missing: [DependencyKey]) throws -> String?
+
 /// A registered handler and the services it cannot run without.
 struct HandlerEntry {
     let needs: DependencySet
     let body: MessageHandler
+    let waiting: WaitingHandler?
     /// Precomputed so that the common case (no needs) never touches the set on dispatch.
     let hasNeeds: Bool
 
-    init(needs: DependencySet, body: @escaping MessageHandler) {
+    init(needs: DependencySet, waiting: WaitingHandler? = nil, body: @escaping MessageHandler) {
         self.needs = needs
         self.body = body
+        self.waiting = waiting
         self.hasNeeds = !needs.isEmpty
     }
 }

@@ -10,6 +10,8 @@ public struct MessageQueue {
     struct Entry {
         let message: Message
         let needs: DependencySet
+        /// What it lacked when last looked at, to tell the waiting handler about changes only.
+        var missing: [DependencyKey]
     }
 
     var entries: [Entry] = []

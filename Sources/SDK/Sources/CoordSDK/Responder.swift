@@ -42,8 +42,15 @@ open class Responder: NeedsDependency {
     /// when one is missing from this level's `dependencies`, the message is queued here and
     /// replayed when it arrives. Capture `self` unowned in `body`: the handler is owned by
     /// this level, so a strong capture would keep the level alive forever.
-    public func handle(_ name: MessageName, needs: [DependencyKey] = [], _ body: @escaping MessageHandler) {
-        handlers[name.id] = HandlerEntry(needs: DependencySet(needs), body: body)
+    ///
+    /// `whileWaiting` runs when the message is queued and whenever what it lacks changes (see
+    /// `WaitingHandler`): that is where a handler that needs a logged-in user shows the login
+    /// page, or refuses at once what could never succeed.
+    public func handle(
+        _ name: MessageName, needs: [DependencyKey] = [], whileWaiting: WaitingHandler? = nil,
+        _ body: @escaping MessageHandler
+    ) {
+        handlers[name.id] = HandlerEntry(needs: DependencySet(needs), waiting: whileWaiting, body: body)
         DispatchEpoch.advance()
     }
 
@@ -80,10 +87,12 @@ open class Responder: NeedsDependency {
         guard queue.count < queue.capacity else {
             throw CoordError.queueFull(message: message.name.string, at: chainDescription, capacity: queue.capacity)
         }
-        queue.entries.append(MessageQueue.Entry(message: message, needs: needs))
-        let missing = (dependencies?.keys ?? DependencySet()).missing(from: needs).map(\.name)
-        trace?.record(self, .queued(waitingFor: missing))
-        report(.queued(message: message.description, at: chainDescription, waitingFor: missing))
+        let missing = (dependencies?.keys ?? DependencySet()).missing(from: needs)
+        // The waiting handler may refuse (throw) before anything is queued.
+        let reason = try handlers[message.name.id]?.waiting?(message, missing)
+        queue.entries.append(MessageQueue.Entry(message: message, needs: needs, missing: missing))
+        trace?.record(self, .queued(waitingFor: missing.map(\.name)))
+        report(.queued(message: message.description, at: chainDescription, waitingFor: missing.map(\.name), reason: reason))
         return .queued
     }
 
@@ -99,12 +108,32 @@ open class Responder: NeedsDependency {
         guard !queue.isEmpty else { return }
         let available = dependencies?.keys ?? DependencySet()
         var remaining: [MessageQueue.Entry] = []
+        var changed: [MessageQueue.Entry] = []
         let ready = queue.entries.filter { entry in
             if available.isSuperset(of: entry.needs) { return true }
+            var entry = entry
+            let missing = available.missing(from: entry.needs)
+            if missing != entry.missing {
+                entry.missing = missing
+                changed.append(entry)
+            }
             remaining.append(entry)
             return false
         }
         queue.entries = remaining
+        for entry in changed {
+            // Still waiting, for something else now: let the handler react (show a page, say why).
+            guard let waiting = handlers[entry.message.name.id]?.waiting else { continue }
+            do {
+                let reason = try waiting(entry.message, entry.missing)
+                report(.queued(
+                    message: entry.message.description, at: chainDescription,
+                    waitingFor: entry.missing.map(\.name), reason: reason))
+            } catch {
+                queue.entries.removeAll { $0.message.name == entry.message.name && $0.missing == entry.missing }
+                report(.dropped(message: entry.message.description, at: chainDescription, reason: "\(error)"))
+            }
+        }
         for entry in ready {
             do {
                 _ = try replay(entry.message)

@@ -1,0 +1,163 @@
+import CoordSDK
+import Foundation
+import GRDB
+
+/// The host's data manager: one SQLite file in WAL mode, opened through GRDB.
+///
+/// Features migrate and query it through the SDK's `DataManaging`. Opening is retried on each
+/// use until it succeeds, so a database that was locked or missing at start-up does not keep
+/// the shell from using it once it is free; until then every use fails with the same one-line
+/// error and the shell keeps running.
+@MainActor
+public final class SQLiteDataManager: DataManaging {
+    public let location: String
+    private let configuration: Configuration
+    private var pool: DatabasePool?
+    private var migrated: Set<String> = []
+
+    /// - Parameter busyTimeout: how long a write waits for another process's lock before it
+    ///   fails with "database is locked".
+    public init(path: String, busyTimeout: TimeInterval = 2) {
+        location = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "coordsh"
+        self.configuration = configuration
+    }
+
+    /// Opens the file now (creating it and its folder when missing), so that the shell can
+    /// warn at start-up; the error it throws is the one every later use would throw.
+    public func open() throws {
+        _ = try connection()
+    }
+
+    private func connection() throws -> DatabasePool {
+        if let pool { return pool }
+        do {
+            let folder = (location as NSString).deletingLastPathComponent
+            if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            }
+            let pool = try DatabasePool(path: location, configuration: configuration)
+            // Reading the schema is what makes SQLite notice a file that is not a database.
+            _ = try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+            self.pool = pool
+            return pool
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    public func migrate(feature: String, _ migrations: [Migration]) throws {
+        let ids = migrations.map { "\(feature).\($0.identifier)" }
+        guard !ids.allSatisfy(migrated.contains) else { return }
+        let pool = try connection()
+        var migrator = DatabaseMigrator()
+        for (id, migration) in zip(ids, migrations) {
+            migrator.registerMigration(id) { db in try migration.apply(Connection(db)) }
+        }
+        do {
+            try migrator.migrate(pool)
+        } catch {
+            throw translate(error)
+        }
+        migrated.formUnion(ids)
+    }
+
+    public func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        let pool = try connection()
+        do {
+            return try pool.read { db in try body(Connection(db)) }
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    public func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        let pool = try connection()
+        do {
+            return try pool.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(Connection(db))
+                    return .commit
+                }
+                return result!
+            }
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    public func integrityCheck() throws -> [String] {
+        try read { db in try db.rows("PRAGMA integrity_check", []).map { $0.values.first?.description ?? "" } }
+    }
+
+    /// One line for any failure; a feature's own `CoordError` passes through unchanged.
+    private func translate(_ error: any Error) -> any Error {
+        if error is CoordError { return error }
+        guard let error = error as? DatabaseError else {
+            return CoordError.database("database \(location): \((error as NSError).localizedDescription)")
+        }
+        let reason: String
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            reason = "is locked by another process; try again when it is done"
+        case .SQLITE_READONLY:
+            reason = "is read-only; nothing was changed"
+        case .SQLITE_NOTADB:
+            reason = "is not a database (file is not a database); move it away or pass --db PATH"
+        case .SQLITE_CORRUPT:
+            reason = "is corrupt (\(error.message ?? "malformed")); restore it from a backup or pass --db PATH"
+        case .SQLITE_CANTOPEN:
+            reason = "cannot be opened (\(error.message ?? "unable to open")); check the path and its permissions"
+        case .SQLITE_FULL:
+            reason = "cannot grow: the disk is full; nothing was changed"
+        default:
+            reason = "failed: \(error.message ?? "\(error.resultCode)")"
+        }
+        return CoordError.database("database \(location) \(reason)")
+    }
+}
+
+/// GRDB's connection behind the SDK's `SQLDatabase`, valid inside one read or write closure.
+final class Connection: SQLDatabase {
+    private unowned let db: Database
+
+    init(_ db: Database) { self.db = db }
+
+    func execute(_ sql: String, _ arguments: [SQLValue]) throws {
+        try db.execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
+    }
+
+    func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue))).map { row in
+            SQLRow(columns: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init))
+        }
+    }
+
+    var lastInsertedRowID: Int64 { db.lastInsertedRowID }
+    var changes: Int { db.changesCount }
+}
+
+extension SQLValue {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let v): v.databaseValue
+        case .real(let v): v.databaseValue
+        case .text(let v): v.databaseValue
+        case .blob(let v): Data(v).databaseValue
+        }
+    }
+
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let v): self = .integer(v)
+        case .double(let v): self = .real(v)
+        case .string(let v): self = .text(v)
+        case .blob(let v): self = .blob(Array(v))
+        }
+    }
+}
