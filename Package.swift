@@ -7,8 +7,8 @@ let sdk = Target.Dependency.product(name: "CoordSDK", package: "SDK")
 
 /// One feature plugin: a dynamic library that depends on nothing the host also contains
 /// except the shared SDK image.
-func plugin(_ name: String) -> Target {
-    .target(name: "\(name)Plugin", dependencies: [sdk], path: "Plugins/\(name)")
+func plugin(_ name: String, _ extra: [Target.Dependency] = []) -> Target {
+    .target(name: "\(name)Plugin", dependencies: [sdk] + extra, path: "Plugins/\(name)")
 }
 
 let package = Package(
@@ -24,23 +24,29 @@ let package = Package(
         .package(path: "Sources/SDK"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
         .target(name: "CoordRuntime", dependencies: [sdk, "CLibFFI", "TOMLKit"]),
-        .target(name: "CoordShell", dependencies: [sdk, "CoordRuntime"]),
+        // The data manager: the one image that links GRDB. Plugins reach SQLite only through
+        // the SDK's DataManaging, so no GRDB type ever crosses the dlopen boundary.
+        .target(name: "CoordData", dependencies: [sdk, .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "CoordShell", dependencies: [sdk, "CoordRuntime", "CoordData"]),
         .executableTarget(
             name: "coordsh",
             dependencies: ["CoordShell", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         plugin("Content"),
-        plugin("Account"),
+        plugin("Account", [.product(name: "CryptoExtras", package: "swift-crypto")]),
         plugin("Cart"),
         plugin("Payment"),
         .executableTarget(
             name: "DispatchBenchmark", dependencies: [sdk], path: "Benchmarks/DispatchBenchmark"),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
         .testTarget(name: "CoordSDKTests", dependencies: [sdk]),
         .testTarget(name: "LoaderTests", dependencies: [sdk, "CoordRuntime", "TestSupport"], exclude: ["fixtures"]),
+        .testTarget(name: "ShopTests", dependencies: [sdk, "CoordRuntime", "CoordData", "TestSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
     ]
 )

@@ -1,42 +1,76 @@
 import CoordSDK
 
-/// Runs the account flow: log in, create and confirm an account, the profile. Each message
-/// opens its page; the shop issue adds the account store and password checks behind them.
+/// Runs the account flow: create, confirm, log in and out, the profile and the outbox.
+///
+/// Logging in or out changes what this feature provides (`Services.user`), so it asks the app
+/// to rebuild `AppDependency`: every coordinator gets the new value, and messages that were
+/// waiting for a user (a checkout) replay by themselves.
 final class AccountCoordinator: Coordinator {
+    static let create = MessageName("accountCreate")
+    static let confirm = MessageName("accountConfirm")
+    static let login = MessageName("accountLogin")
+    static let logout = MessageName("accountLogout")
+    static let whoami = MessageName("accountWhoami")
+    static let outbox = MessageName("accountOutbox")
+
     init() {
         super.init(identifier: AccountPage.feature)
-        let pages: [(String, @Sendable (Message) -> AccountPage)] = [
-            ("accountLogin", { _ in .login }),
-            ("accountCreate", { _ in .createAccount }),
-            ("accountConfirm", { .confirmAccount(code: $0.arguments.string("code")) }),
-            ("accountProfile", { _ in .profile }),
-        ]
-        for (name, page) in pages {
-            handle(MessageName(name)) { [unowned self] message in
-                try show(page(message))
-                return .handled
-            }
+        handle(Self.create) { [unowned self] message in
+            let email = message.arguments.string("email")!
+            try AccountService.validate(email: email)
+            let accounts = try require(Services.accounts, for: "account create")
+            let password = try require(Services.secrets, for: "account create").secret("New password for \(email)", confirm: true)
+            _ = try accounts.create(email: email, password: password)
+            report(.note("created \(email); a confirmation code was sent: 'account outbox' shows it, 'account confirm CODE' uses it"))
+            try show(AccountPage.confirmAccount(code: nil))
+            return .handled
+        }
+        handle(Self.confirm) { [unowned self] message in
+            let user = try require(Services.accounts, for: "account confirm").confirm(code: message.arguments.string("code")!)
+            report(.note("confirmed \(user.email); log in with 'account login \(user.email)'"))
+            try show(AccountPage.login)
+            return .handled
+        }
+        handle(Self.login) { [unowned self] message in
+            let email = message.arguments.string("email")!
+            try AccountService.validate(email: email)
+            let accounts = try require(Services.accounts, for: "account login")
+            let password = try require(Services.secrets, for: "account login").secret("Password for \(email)", confirm: false)
+            let user = try accounts.logIn(email: email, password: password)
+            report(.note("logged in as \(user.email)"))
+            try show(AccountPage.profile)
+            requestDependencyRebuild()
+            return .handled
+        }
+        handle(Self.logout) { [unowned self] _ in
+            let accounts = try require(Services.accounts, for: "account logout")
+            guard let user = accounts.currentUser else { throw CoordError.failed("account logout: nobody is logged in") }
+            accounts.logOut()
+            report(.note("logged out \(user.email)"))
+            requestDependencyRebuild()
+            try show(AccountPage.login)
+            return .handled
+        }
+        handle(Self.whoami) { [unowned self] _ in
+            try show(AccountPage.profile)
+            return .handled
+        }
+        handle(Self.outbox) { [unowned self] _ in
+            try show(AccountPage.outbox)
+            return .handled
         }
     }
-}
 
-/// Registers the account feature.
-final class AccountPlugin: CoordPlugin {
-    func register(with registrar: any PluginRegistrar) throws {
-        try registrar.register(FeatureDefinition(
-            name: "account", prefix: "account", summary: "accounts and logging in",
-            pages: AccountPage.self,
-            messages: [
-                MessageSpec("login", summary: "open the login page"),
-                MessageSpec("create", summary: "open the create-account page"),
-                MessageSpec("confirm", [Parameter("code", .string, optional: true, summary: "the code from the outbox")], summary: "confirm a new account"),
-                MessageSpec("profile", summary: "show the profile"),
-            ],
-            coordinator: { AccountCoordinator() }))
+    override func makeView(for page: any Page) throws -> PageView {
+        guard let page = page as? AccountPage else { return try super.makeView(for: page) }
+        let accounts = try require(Services.accounts, for: "account/\(page.name)")
+        switch page {
+        case .outbox:
+            return AccountView(page: page, lines: try accounts.outbox().flatMap { mail in
+                ["  #\(mail.id) \(mail.sentAt) to \(mail.to): \(mail.subject)", "      \(mail.body)"]
+            })
+        default:
+            return AccountView(page: page, lines: [])
+        }
     }
-}
-
-@_cdecl("coordsh_plugin_entry")
-public func coordshPluginEntry(_ descriptor: UnsafeMutablePointer<coordsh_plugin_descriptor>?) -> Int32 {
-    PluginEntry.fill(descriptor, name: "account", version: "0.2.0") { AccountPlugin() }
 }

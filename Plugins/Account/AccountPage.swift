@@ -6,6 +6,7 @@ public enum AccountPage: Page, Equatable {
     case createAccount
     case confirmAccount(code: String?)
     case profile
+    case outbox
 
     public static let feature = "account"
 
@@ -15,7 +16,8 @@ public enum AccountPage: Page, Equatable {
         PageCase("confirmAccount", [Parameter("code", .string, optional: true, summary: "the code from the outbox")], summary: "confirm a new account") {
             AccountPage.confirmAccount(code: $0.string("code"))
         },
-        PageCase("profile", summary: "the logged-in user") { _ in AccountPage.profile },
+        PageCase("profile", summary: "who is logged in") { _ in AccountPage.profile },
+        PageCase("outbox", summary: "mail the shop has sent (confirmation codes)") { _ in AccountPage.outbox },
     ]
 
     public var name: String {
@@ -24,6 +26,7 @@ public enum AccountPage: Page, Equatable {
         case .createAccount: "createAccount"
         case .confirmAccount: "confirmAccount"
         case .profile: "profile"
+        case .outbox: "outbox"
         }
     }
 

@@ -1,44 +1,35 @@
 import CoordSDK
 
-/// Runs the cart flow. The lines live in this coordinator for now; the shop issue moves them
-/// into the SQLite store behind a cart service in AppDependency.
+/// Runs the cart flow: fill the cart, apply a promo code, check out.
+///
+/// Checkout needs a logged-in user. It declares that as a need (`accounts` and `user`), so
+/// while nobody is logged in the message waits in this coordinator's queue; its waiting
+/// handler shows the login page, or says that no account provider is loaded. When the
+/// Account feature reports a user (or is loaded), the new `AppDependency` reaches this
+/// coordinator and the checkout replays by itself.
 final class CartCoordinator: Coordinator {
     static let add = MessageName("cartAdd")
     static let remove = MessageName("cartRemove")
+    static let set = MessageName("cartSet")
     static let showCart = MessageName("cartShow")
     static let checkout = MessageName("cartCheckout")
     static let offer = MessageName("cartOffer")
-
-    /// Product id → quantity, in the order first added.
-    private(set) var lines: [(productID: Int, quantity: Int)] = []
-    static let maximumQuantity = 999
 
     init() {
         super.init(identifier: CartPage.feature)
         handle(Self.add) { [unowned self] message in
             let id = try message.arguments.int("productID") ?? productShown(by: message)
-            let quantity = message.arguments.int("quantity") ?? 1
-            guard (1...Self.maximumQuantity).contains(quantity) else {
-                throw CoordError.failed("cart add: quantity must be between 1 and \(Self.maximumQuantity), got \(quantity)")
-            }
-            if let index = lines.firstIndex(where: { $0.productID == id }) {
-                let total = lines[index].quantity + quantity
-                guard total <= Self.maximumQuantity else {
-                    throw CoordError.failed("cart add: at most \(Self.maximumQuantity) of product \(id) per cart")
-                }
-                lines[index].quantity = total
-            } else {
-                lines.append((id, quantity))
-            }
+            try carts("cart add").add(id, quantity: message.arguments.int("quantity") ?? 1, for: owner)
             try show(CartPage.cart)
             return .handled
         }
         handle(Self.remove) { [unowned self] message in
-            let id = message.arguments.int("productID")!
-            guard lines.contains(where: { $0.productID == id }) else {
-                throw CoordError.failed("cart remove: product \(id) is not in the cart")
-            }
-            lines.removeAll { $0.productID == id }
+            try carts("cart remove").remove(message.arguments.int("productID")!, for: owner)
+            try show(CartPage.cart)
+            return .handled
+        }
+        handle(Self.set) { [unowned self] message in
+            try carts("cart set").set(message.arguments.int("productID")!, quantity: message.arguments.int("quantity")!, for: owner)
             try show(CartPage.cart)
             return .handled
         }
@@ -46,15 +37,51 @@ final class CartCoordinator: Coordinator {
             try show(CartPage.cart)
             return .handled
         }
-        handle(Self.checkout) { [unowned self] _ in
-            guard !lines.isEmpty else { throw CoordError.failed("cart checkout: the cart is empty") }
-            try show(CartPage.checkout)
-            return .handled
-        }
         handle(Self.offer) { [unowned self] message in
-            try show(CartPage.offer(code: message.arguments.string("code")!))
+            let offer = try carts("cart offer").apply(offer: message.arguments.string("code")!, for: owner)
+            report(.note("promo code \(offer.code) applied: \(offer.summary)"))
+            try show(CartPage.cart)
             return .handled
         }
+        handle(
+            Self.checkout, needs: [Services.accounts.key, Services.user.key],
+            whileWaiting: { [unowned self] message, missing in try checkoutWaits(message, missing) }
+        ) { [unowned self] _ in
+            let user = dependencies![Services.user]!
+            let carts = try carts("cart checkout")
+            guard try !carts.summary(for: .user(user.id)).isEmpty else {
+                throw CoordError.failed("cart checkout: the cart is empty; 'cart add PRODUCT_ID' first")
+            }
+            let checkout = try carts.beginCheckout(for: user.id)
+            try show(CartPage.checkout(key: checkout.key))
+            return .handled
+        }
+    }
+
+    /// Whose cart the commands act on: the logged-in user's, else the guest's.
+    var owner: CartOwner {
+        dependencies?[Services.user].map { .user($0.id) } ?? .guest
+    }
+
+    private func carts(_ context: String) throws -> CartService {
+        guard let service = try require(Services.carts, for: context) as? CartService else {
+            throw CoordError.failed("\(context): the carts service is not the Cart feature's")
+        }
+        return service
+    }
+
+    /// Called when a checkout has to wait for a user: refuse an empty cart at once, otherwise
+    /// show the login page, or explain that there is nobody to log in with yet.
+    private func checkoutWaits(_ message: Message, _ missing: [DependencyKey]) throws -> String? {
+        guard try !carts("cart checkout").summary(for: .guest).isEmpty else {
+            throw CoordError.failed("cart checkout: the cart is empty; 'cart add PRODUCT_ID' first")
+        }
+        if missing.contains(Services.accounts.key) {
+            return "cart checkout needs an account provider and no loaded plugin provides 'accounts'; "
+                + "it continues once one is loaded ('plugins load PATH')"
+        }
+        try send(Message(AppCoordinator.globalDisplay, Arguments([("page", .route(RouteRequest(feature: "account", page: "login")))]), from: self))
+        return "log in to continue the checkout ('account login EMAIL')"
     }
 
     /// `cart add` without an id on a product page adds the product shown there. The cart knows
@@ -69,25 +96,9 @@ final class CartCoordinator: Coordinator {
 
     override func makeView(for page: any Page) throws -> PageView {
         guard let page = page as? CartPage else { return try super.makeView(for: page) }
-        return CartView(page: page)
-    }
-}
-
-/// Shows the cart's lines, the checkout summary or an offer.
-final class CartView: PageView {
-    override func render() -> Rendering {
-        let lines = (coordinator as? CartCoordinator)?.lines ?? []
-        let items = lines.map { "product \($0.productID) × \($0.quantity)" }
-        switch page as? CartPage {
-        case .checkout:
-            return Rendering(title: "Checkout", lines: items + ["payment method — choose how to pay"])
-        case .offer(let code):
-            return Rendering(title: "Offer \(code)", lines: [], fields: ["code": code])
-        case .cart, nil:
-            let count = lines.reduce(0) { $0 + $1.quantity }
-            return Rendering(
-                title: "Cart (\(count) item\(count == 1 ? "" : "s"))", lines: items.isEmpty ? ["(empty)"] : items,
-                fields: ["items": String(count)])
+        if case .offer(let code) = page {
+            return CartView(page: page, offer: try carts("cart/offer").offer(code))
         }
+        return CartView(page: page, offer: nil)
     }
 }

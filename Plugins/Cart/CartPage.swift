@@ -3,15 +3,18 @@ import CoordSDK
 /// The pages of the cart feature.
 public enum CartPage: Page, Equatable {
     case cart
-    case checkout
+    /// The checkout of the cart, under its idempotency key.
+    case checkout(key: String)
     case offer(code: String)
 
     public static let feature = "cart"
 
     public static let cases: [PageCase] = [
         PageCase("cart", summary: "what is in the cart") { _ in CartPage.cart },
-        PageCase("checkout", summary: "review the order before paying") { _ in CartPage.checkout },
-        PageCase("offer", [Parameter("code", .string, summary: "promo code")], summary: "a promo code's offer") {
+        PageCase("checkout", [Parameter("key", .string, summary: "the checkout's idempotency key")], summary: "review the order before paying") {
+            CartPage.checkout(key: $0.string("key")!)
+        },
+        PageCase("offer", [Parameter("code", .string, summary: "promo code")], summary: "what a promo code gives") {
             CartPage.offer(code: $0.string("code")!)
         },
     ]
@@ -26,7 +29,8 @@ public enum CartPage: Page, Equatable {
 
     public var arguments: Arguments {
         switch self {
-        case .cart, .checkout: Arguments()
+        case .cart: Arguments()
+        case .checkout(let key): Arguments([("key", .string(key))])
         case .offer(let code): Arguments([("code", .string(code))])
         }
     }

@@ -1,24 +1,36 @@
 import CoordSDK
 
-/// Registers the cart feature.
+/// Registers the cart feature and provides the carts service (payment takes the cart through
+/// it).
 final class CartPlugin: CoordPlugin {
-    func register(with registrar: any PluginRegistrar) throws {
-        let product = Parameter("productID", .int, optional: true, summary: "product id (default: the product shown)")
+    @MainActor func register(with registrar: any PluginRegistrar) throws {
+        let service = CartService()
+        let product = Parameter("productID", .int, summary: "product id")
+        let quantity = Parameter("quantity", .int, summary: "how many")
         try registrar.register(FeatureDefinition(
             name: "cart", prefix: "cart", summary: "fill the cart and check out",
             pages: CartPage.self,
             messages: [
-                MessageSpec("add", [product, Parameter("quantity", .int, optional: true, summary: "how many (default 1)")], summary: "add a product"),
-                MessageSpec("remove", [Parameter("productID", .int, summary: "product id")], summary: "remove a product"),
+                MessageSpec("add", [
+                    Parameter("productID", .int, optional: true, summary: "product id (default: the product shown)"),
+                    Parameter("quantity", .int, optional: true, summary: "how many (default 1)"),
+                ], summary: "add a product"),
+                MessageSpec("remove", [product], summary: "remove a product"),
+                MessageSpec("set", [product, quantity], summary: "change a product's quantity"),
                 MessageSpec("show", summary: "show the cart"),
-                MessageSpec("checkout", summary: "review the order"),
-                MessageSpec("offer", [Parameter("code", .string, summary: "promo code")], summary: "show a promo code's offer"),
+                MessageSpec("offer", [Parameter("code", .string, summary: "promo code")], summary: "apply a promo code"),
+                MessageSpec("checkout", summary: "check out (log in first, or be asked to)"),
             ],
+            needs: [Services.data.key],
+            provides: [ServiceProvision(Services.carts) { dependencies in
+                service.attach(dependencies)
+                return service
+            }],
             coordinator: { CartCoordinator() }))
     }
 }
 
 @_cdecl("coordsh_plugin_entry")
 public func coordshPluginEntry(_ descriptor: UnsafeMutablePointer<coordsh_plugin_descriptor>?) -> Int32 {
-    PluginEntry.fill(descriptor, name: "cart", version: "0.2.0") { CartPlugin() }
+    PluginEntry.fill(descriptor, name: "cart", version: "0.3.0") { CartPlugin() }
 }

@@ -3,13 +3,17 @@ import CoordSDK
 /// The pages of the catalog feature.
 public enum ContentPage: Page, Equatable {
     case catalog
+    case list(category: String?)
     case product(id: Int)
     case search(query: String)
 
     public static let feature = "content"
 
     public static let cases: [PageCase] = [
-        PageCase("catalog", summary: "the product catalog") { _ in ContentPage.catalog },
+        PageCase("catalog", summary: "the categories of the catalog") { _ in ContentPage.catalog },
+        PageCase("list", [Parameter("category", .string, optional: true, summary: "only this category")], summary: "products, all or of one category") {
+            ContentPage.list(category: $0.string("category"))
+        },
         PageCase("product", [Parameter("id", .int, summary: "product id")], summary: "one product") {
             ContentPage.product(id: $0.int("id")!)
         },
@@ -21,6 +25,7 @@ public enum ContentPage: Page, Equatable {
     public var name: String {
         switch self {
         case .catalog: "catalog"
+        case .list: "list"
         case .product: "product"
         case .search: "search"
         }
@@ -28,7 +33,8 @@ public enum ContentPage: Page, Equatable {
 
     public var arguments: Arguments {
         switch self {
-        case .catalog: Arguments()
+        case .catalog, .list(nil): Arguments()
+        case .list(let category?): Arguments([("category", .string(category))])
         case .product(let id): Arguments([("id", .int(id))])
         case .search(let query): Arguments([("query", .string(query))])
         }

@@ -1,21 +1,27 @@
 import CoordSDK
 
-/// Registers the catalog feature.
+/// Registers the catalog feature and provides the catalog service to the other features.
 final class ContentPlugin: CoordPlugin {
-    func register(with registrar: any PluginRegistrar) throws {
+    @MainActor func register(with registrar: any PluginRegistrar) throws {
+        let store = ContentStore()
         try registrar.register(FeatureDefinition(
             name: "content", prefix: "content", summary: "browse and search the catalog",
             pages: ContentPage.self,
             messages: [
-                MessageSpec("list", summary: "show the catalog"),
+                MessageSpec("list", [Parameter("category", .string, optional: true, summary: "only this category")], summary: "list the products (--category C)"),
                 MessageSpec("show", [Parameter("id", .int, summary: "product id")], summary: "open a product page"),
                 MessageSpec("search", [Parameter("text", .string, summary: "words to look for")], summary: "search the catalog"),
             ],
+            needs: [Services.data.key],
+            provides: [ServiceProvision(Services.content) { dependencies in
+                store.attach(dependencies)
+                return store
+            }],
             coordinator: { ContentCoordinator() }))
     }
 }
 
 @_cdecl("coordsh_plugin_entry")
 public func coordshPluginEntry(_ descriptor: UnsafeMutablePointer<coordsh_plugin_descriptor>?) -> Int32 {
-    PluginEntry.fill(descriptor, name: "content", version: "0.2.0") { ContentPlugin() }
+    PluginEntry.fill(descriptor, name: "content", version: "0.3.0") { ContentPlugin() }
 }

@@ -1,35 +1,83 @@
 import CoordSDK
 
-/// Runs the payment flow. Each message opens its page; the shop issue adds the ledger.
+/// Runs the payment flow: pay the checkout, then show the receipt.
+///
+/// A successful payment sends `globalDisplay` of `payment/receipt orderID=…` up the chain,
+/// as any page would to show another feature's page.
 final class PaymentCoordinator: Coordinator {
+    static let pay = MessageName("paymentPay")
+    static let receipt = MessageName("paymentReceipt")
+    static let orders = MessageName("paymentOrders")
+
     init() {
         super.init(identifier: PaymentPage.feature)
-        handle(MessageName("paymentMethod")) { [unowned self] _ in
-            try show(PaymentPage.method)
+        handle(Self.pay) { [unowned self] message in
+            let user = try loggedIn("payment pay")
+            let orderID = try require(Services.payments, for: "payment pay").pay(cardNumber: message.arguments.string("cardNumber")!, user: user)
+            report(.note("paid: order \(orderID)"))
+            let receipt = RouteRequest(feature: PaymentPage.feature, page: "receipt", arguments: [.init("orderID", String(orderID))])
+            try send(Message(AppCoordinator.globalDisplay, Arguments([("page", .route(receipt))]), from: self))
             return .handled
         }
-        handle(MessageName("paymentReceipt")) { [unowned self] message in
+        handle(Self.receipt) { [unowned self] message in
             try show(PaymentPage.receipt(orderID: message.arguments.int("orderID")!))
             return .handled
         }
+        handle(Self.orders) { [unowned self] _ in
+            try show(PaymentPage.orders)
+            return .handled
+        }
+    }
+
+    private func loggedIn(_ context: String) throws -> UserAccount {
+        guard let user = dependencies?[Services.user] else {
+            throw CoordError.failed("\(context): nobody is logged in; 'account login EMAIL' first")
+        }
+        return user
+    }
+
+    override func makeView(for page: any Page) throws -> PageView {
+        guard let page = page as? PaymentPage else { return try super.makeView(for: page) }
+        switch page {
+        case .method:
+            return PaymentView(page: page, rendering: Rendering(title: "Pay", lines: [
+                "payment pay CARD_NUMBER — pay the checkout (spaces between groups are fine)",
+                "test cards: \(Card.approvedTestCard) is approved, \(Card.declinedTestCard) is declined",
+            ]))
+        case .receipt(let orderID):
+            let receipt = try require(Services.payments, for: "payment/receipt").receipt(orderID: Int64(orderID), user: try loggedIn("payment receipt"))
+            return PaymentView(page: page, rendering: Self.render(receipt))
+        case .orders:
+            let user = try loggedIn("payment orders")
+            let orders = try require(Services.payments, for: "payment/orders").orders(user: user)
+            return PaymentView(page: page, rendering: Rendering(
+                title: "Orders of \(user.email) (\(orders.count))",
+                lines: orders.isEmpty ? ["(none yet)"] : orders.map { "  order \($0.orderID)  \($0.total)  paid \($0.paidAt) UTC" },
+                fields: ["orders": orders.map { String($0.orderID) }.joined(separator: ",")]))
+        }
+    }
+
+    static func render(_ receipt: Receipt) -> Rendering {
+        var lines = receipt.lines.map {
+            "  #\($0.productID) \($0.name.padding(toLength: 30, withPad: " ", startingAt: 0)) \($0.quantity) × \($0.unitPrice)"
+        }
+        lines.append("  subtotal \(receipt.subtotal)")
+        if let code = receipt.offerCode { lines.append("  offer \(code) −\(receipt.discount)") }
+        lines.append("  total \(receipt.total) paid with \(receipt.card) on \(receipt.paidAt) UTC")
+        return Rendering(
+            title: "Receipt for order \(receipt.orderID) (\(receipt.email))", lines: lines,
+            fields: ["orderID": String(receipt.orderID), "total": String(receipt.total.minor), "currency": receipt.total.currency])
     }
 }
 
-/// Registers the payment feature.
-final class PaymentPlugin: CoordPlugin {
-    func register(with registrar: any PluginRegistrar) throws {
-        try registrar.register(FeatureDefinition(
-            name: "payment", prefix: "payment", summary: "pay for orders and see receipts",
-            pages: PaymentPage.self,
-            messages: [
-                MessageSpec("method", summary: "choose how to pay"),
-                MessageSpec("receipt", [Parameter("orderID", .int, summary: "order number")], summary: "show a receipt"),
-            ],
-            coordinator: { PaymentCoordinator() }))
-    }
-}
+/// A payment page: its text is worked out when the page opens.
+final class PaymentView: PageView {
+    let rendering: Rendering
 
-@_cdecl("coordsh_plugin_entry")
-public func coordshPluginEntry(_ descriptor: UnsafeMutablePointer<coordsh_plugin_descriptor>?) -> Int32 {
-    PluginEntry.fill(descriptor, name: "payment", version: "0.2.0") { PaymentPlugin() }
+    init(page: PaymentPage, rendering: Rendering) {
+        self.rendering = rendering
+        super.init(page: page)
+    }
+
+    override func render() -> Rendering { rendering }
 }

@@ -12,6 +12,16 @@ public struct Config: Sendable, Equatable {
     public var home: String? = Config.defaultHome
     /// The file this configuration came from, or nil for the built-in defaults.
     public var source: String?
+    /// The shop's database file (`[data] path`); nil for `$XDG_DATA_HOME/coordsh/shop.sqlite`.
+    public var databasePath: String?
+    /// Seconds a write waits for another process's lock (`[data] busy_timeout`).
+    public var busyTimeout: Double = 2
+    /// Every other top-level table (`[content]`, `[cart]`, …) as JSON, for the plugins that
+    /// own them; the host does not interpret them.
+    public var featureSettings: [String: String] = [:]
+
+    /// The tables the host reads itself.
+    static let hostSections: Set<String> = ["plugins", "shell", "data"]
 
     /// The defaults, the same as the shipped `config/coordsh.toml` (a test holds them equal).
     public static let defaultPluginDirectories = ["$EXE_DIR", "$XDG_DATA_HOME/coordsh/plugins"]
@@ -55,7 +65,32 @@ public struct Config: Sendable, Equatable {
                 config.home = string.isEmpty ? nil : string
             }
         }
+        if let data = table["data"] {
+            guard let dataTable = data.table else { throw ConfigError("config \(path): [data] must be a table") }
+            if let value = dataTable["path"] {
+                guard let string = value.string, !string.isEmpty else { throw ConfigError("config \(path): data.path must be a non-empty string") }
+                config.databasePath = string
+            }
+            if let value = dataTable["busy_timeout"] {
+                guard let seconds = value.double ?? value.int.map(Double.init), seconds >= 0 else {
+                    throw ConfigError("config \(path): data.busy_timeout must be a number of seconds")
+                }
+                config.busyTimeout = seconds
+            }
+        }
+        for key in table.keys where !hostSections.contains(key) {
+            guard let section = table[key]?.table else {
+                throw ConfigError("config \(path): '\(key)' must be a table ([\(key)])")
+            }
+            config.featureSettings[key] = section.convert(to: .json)
+        }
         return config
+    }
+
+    /// The database file with variables expanded.
+    public func expandedDatabasePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        guard let databasePath else { return expandedDataDirectory(environment: environment) + "/shop.sqlite" }
+        return Config.expand(databasePath, configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment)
     }
 
     /// The user's data folder: `$XDG_DATA_HOME/coordsh`.

@@ -21,8 +21,14 @@ struct Builtin {
         Builtin(name: "deps", usage: "deps", summary: "what AppDependency holds at the current coordinator", run: deps),
         Builtin(name: "queue", usage: "queue", summary: "queued messages per coordinator", run: queue),
         Builtin(name: "trace", usage: "trace COMMAND…", summary: "run a command and show every hop of its message", run: trace),
+        Builtin(name: "echo", usage: "echo TEXT", summary: "print TEXT (for scripts)", run: echo),
         Builtin(name: "quit", usage: "quit", summary: "leave the shell", run: quit),
     ]
+
+    static func echo(_ session: Session, _ args: [String]) throws -> CommandResult {
+        let text = args.joined(separator: " ")
+        return CommandResult(lines: [text], json: ["echo": text])
+    }
 
     static func noArguments(_ name: String, _ args: [String]) throws {
         if !args.isEmpty {

@@ -43,7 +43,15 @@ public final class Session {
         let name = words[0], rest = Array(words.dropFirst())
         do {
             if let builtin = builtins.first(where: { $0.name == name }) {
-                return try builtin.run(self, rest)
+                let before = scene.displayCount
+                var result = try builtin.run(self, rest)
+                // A builtin that changed the page (`plugins load` resuming a waiting checkout)
+                // shows it, as a message would.
+                if scene.displayCount != before, result.json["page"] == nil, let view = currentView {
+                    result.lines += render(view)
+                    result.json["page"] = pageJSON(view)
+                }
+                return result
             }
             if let feature = app.features.feature(prefix: name) {
                 return try sendFeatureMessage(feature, rest, trace: nil)
@@ -93,11 +101,37 @@ public final class Session {
         return Message(feature.definition.messageName(verb), arguments, from: currentView ?? scene)
     }
 
-    /// Positional words fill the declared arguments in order; `name=value` words name one.
+    /// Positional words fill the declared arguments in order; `name=value`, `--name value` and
+    /// `--name=value` name one (`content list --category shoes`).
     static func parseArguments(_ words: [String], _ parameters: [Parameter], context: String) throws -> Arguments {
         var raw: [(name: String, text: String)] = []
         var position = 0
+        var skipNext = false
         for (index, word) in words.enumerated() {
+            if skipNext {
+                skipNext = false
+                continue
+            }
+            if word.hasPrefix("--"), word.count > 2 {
+                let option = word.dropFirst(2)
+                let name = String(option.split(separator: "=", maxSplits: 1)[0])
+                guard let parameter = parameters.first(where: { $0.name == name }) else {
+                    let suggestion = Suggest.closest(to: name, in: parameters.map(\.name)).map { " (did you mean '--\($0)'?)" } ?? ""
+                    throw ShellError("\(context): unknown option '--\(name)'\(suggestion)", code: "unknown_parameter", status: .usage)
+                }
+                if let eq = option.firstIndex(of: "=") {
+                    raw.append((name, String(option[option.index(after: eq)...])))
+                } else if parameter.type == .bool {
+                    raw.append((name, "true"))
+                } else {
+                    guard index + 1 < words.count else {
+                        throw ShellError("\(context): option '--\(name)' needs a value", code: "missing_parameter", status: .usage)
+                    }
+                    raw.append((name, words[index + 1]))
+                    skipNext = true
+                }
+                continue
+            }
             if let eq = word.firstIndex(of: "="), eq != word.startIndex,
                 parameters.contains(where: { $0.name == String(word[..<eq]) }) {
                 raw.append((String(word[..<eq]), String(word[word.index(after: eq)...])))
@@ -129,7 +163,7 @@ public final class Session {
         let before = scene.displayCount
         let outcome = try trace.map { try sender.send(message, trace: $0) } ?? sender.send(message)
         var result = CommandResult(json: ["message": message.name.string, "outcome": outcome == .handled ? "handled" : "queued"])
-        if outcome == .queued {
+        if outcome == .queued, !pendingEvents.contains(where: { if case .queued = $0 { true } else { false } }) {
             result.lines.append("\(message.name) is queued; see 'queue'")
         }
         if let view = currentView, scene.displayCount != before {

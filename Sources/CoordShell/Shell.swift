@@ -1,3 +1,4 @@
+import CoordData
 import CoordRuntime
 import CoordSDK
 import Foundation
@@ -12,6 +13,10 @@ public final class Shell {
         public var configPath: String?
         public var json = false
         public var openURL: String?
+        /// The database file, overriding the config's `[data] path`.
+        public var databasePath: String?
+        /// The environment variable passwords are read from in scripts.
+        public var passwordEnvironmentVariable: String?
         public init() {}
     }
 
@@ -37,8 +42,19 @@ public final class Shell {
             printError("\(error)", code: "config")
             return ShellError.Status.usage.rawValue
         }
+        let dataDirectory = config.expandedDataDirectory()
         session.app.provide(HostEnvironment.key, HostEnvironment(
-            dataDirectory: config.expandedDataDirectory(), configFile: config.source))
+            dataDirectory: dataDirectory, configFile: config.source, settings: config.featureSettings))
+        let data = SQLiteDataManager(
+            path: options.databasePath ?? config.expandedDatabasePath(), busyTimeout: config.busyTimeout)
+        do {
+            try data.open()
+        } catch {
+            // The shell still starts: every command that needs the data fails with this line.
+            printWarning("warning: \(error)")
+        }
+        session.app.provide(Services.data, data as any DataManaging)
+        session.app.provide(Services.secrets, SecretPrompt(environmentVariable: options.passwordEnvironmentVariable) as any SecretPrompting)
         let directories = config.expandedPluginDirectories() + options.pluginDirectories
         for refusal in session.loader.loadAll(from: directories) {
             printWarning(refusal.description)
@@ -54,9 +70,12 @@ public final class Shell {
 
         if !options.commands.isEmpty { return runBatch(options.commands) }
         if !interactive {
-            var lines: [String] = []
-            while let line = readLine(strippingNewline: true) { lines.append(line) }
-            return runBatch(lines)
+            // Line by line as they arrive, so that a script's output follows its commands.
+            while let line = readLine(strippingNewline: true) {
+                if let status = runOne(line) { return status }
+                if quitRequested { break }
+            }
+            return 0
         }
         return runInteractive()
     }
@@ -99,15 +118,19 @@ public final class Shell {
                 printJSON(document)
             } else {
                 printLines(result.lines)
-                for event in events {
-                    if event.isFailure { printWarning(event.description) } else { printLines(["note: \(event)"]) }
-                }
+                printEvents(events)
             }
             return nil
         } catch {
-            for event in session.drainEvents() where event.isFailure { printWarning(event.description) }
+            printEvents(session.drainEvents())
             printError(error.message, code: error.code)
             return error.status.rawValue
+        }
+    }
+
+    private func printEvents(_ events: [DispatchEvent]) {
+        for event in events {
+            if event.isFailure { printWarning(event.description) } else { printLines(["note: \(event)"]) }
         }
     }
 

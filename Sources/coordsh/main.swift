@@ -29,6 +29,12 @@ struct CoordshCommand: ParsableCommand {
     @Option(name: .customLong("open"), help: ArgumentHelp("Start at the page of a coordsh:// deep link.", valueName: "URL"))
     var openURL: String?
 
+    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in FILE (default: the config's, else $XDG_DATA_HOME/coordsh/shop.sqlite).", valueName: "FILE"))
+    var databasePath: String?
+
+    @Option(name: .customLong("password-env"), help: ArgumentHelp("Read passwords from the environment variable VAR instead of the terminal (for scripts).", valueName: "VAR"))
+    var passwordEnvironmentVariable: String?
+
     func run() throws {
         var options = Shell.Options()
         options.commands = commands
@@ -36,6 +42,8 @@ struct CoordshCommand: ParsableCommand {
         options.configPath = configPath
         options.json = json
         options.openURL = openURL
+        options.databasePath = databasePath
+        options.passwordEnvironmentVariable = passwordEnvironmentVariable
         let status = MainActor.assumeIsolated { Shell(options: options).run() }
         if status != 0 { throw ExitCode(status) }
     }

@@ -1,0 +1,140 @@
+import CoordSDK
+import Foundation
+
+/// Accounts on the app's SQLite store and the session's current user: the Account feature's
+/// `AccountManaging`.
+///
+/// The current user lives in this process only (logging in one shell does not log in
+/// another); accounts and the outbox persist.
+@MainActor
+final class AccountService: AccountManaging {
+    static let migrations = [
+        Migration("v1", sql: [
+            """
+            CREATE TABLE users (
+                id INTEGER PRIMARY KEY,
+                email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                password_kdf TEXT NOT NULL,
+                password_salt BLOB NOT NULL,
+                password_hash BLOB NOT NULL,
+                confirm_code TEXT,
+                confirmed_at TEXT,
+                created_at TEXT NOT NULL DEFAULT (datetime('now'))
+            )
+            """,
+            """
+            CREATE TABLE outbox (
+                id INTEGER PRIMARY KEY,
+                to_address TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                body TEXT NOT NULL,
+                sent_at TEXT NOT NULL DEFAULT (datetime('now'))
+            )
+            """,
+        ]),
+    ]
+
+    static let minimumPasswordLength = 8
+
+    private var dependencies = AppDependency()
+    private var ready = false
+    private(set) var currentUser: UserAccount?
+
+    func attach(_ dependencies: AppDependency) {
+        self.dependencies = dependencies
+    }
+
+    private func data() throws -> any DataManaging {
+        guard let data = dependencies[Services.data] else { throw CoordError.failed("account: no data store is available") }
+        if !ready {
+            try data.migrate(feature: "account", Self.migrations)
+            ready = true
+        }
+        return data
+    }
+
+    static func validate(email: String) throws {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            !email.contains(where: \.isWhitespace), email.count <= 254
+        else {
+            throw CoordError.failed("'\(email)' is not an email address (like ann@example.com)")
+        }
+    }
+
+    func create(email: String, password: String) throws -> UserAccount {
+        try Self.validate(email: email)
+        guard password.count >= Self.minimumPasswordLength else {
+            throw CoordError.failed("account create: the password must have at least \(Self.minimumPasswordLength) characters")
+        }
+        let data = try data()
+        if try data.read({ try $0.row("SELECT id FROM users WHERE email = ?", [SQLValue(email)]) }) != nil {
+            throw CoordError.failed("account create: \(email) is already registered; log in with 'account login \(email)'")
+        }
+        let hash = try PasswordHasher.hash(password)
+        // The account and its confirmation mail are written together or not at all.
+        return try data.write { db in
+            if try db.row("SELECT id FROM users WHERE email = ?", [SQLValue(email)]) != nil {
+                throw CoordError.failed("account create: \(email) is already registered")
+            }
+            var code: String
+            repeat {
+                code = String(format: "%06d", Int.random(in: 0..<1_000_000))
+            } while try db.row("SELECT id FROM users WHERE confirm_code = ?", [SQLValue(code)]) != nil
+            try db.execute(
+                "INSERT INTO users (email, password_kdf, password_salt, password_hash, confirm_code) VALUES (?, ?, ?, ?, ?)",
+                [SQLValue(email), SQLValue(hash.parameters), SQLValue(hash.salt), SQLValue(hash.digest), SQLValue(code)])
+            let id = db.lastInsertedRowID
+            try db.execute(
+                "INSERT INTO outbox (to_address, subject, body) VALUES (?, ?, ?)",
+                [SQLValue(email), "Confirm your coordsh shop account",
+                 SQLValue("Your confirmation code is \(code). Run: account confirm \(code)")])
+            return UserAccount(id: id, email: email, confirmed: false)
+        }
+    }
+
+    func confirm(code: String) throws -> UserAccount {
+        let code = code.trimmingCharacters(in: .whitespaces)
+        return try data().write { db in
+            guard let row = try db.row("SELECT id, email FROM users WHERE confirm_code = ? AND confirmed_at IS NULL", [SQLValue(code)]) else {
+                throw CoordError.failed("account confirm: no account waits for code '\(code)'; 'account outbox' shows the codes sent")
+            }
+            try db.execute(
+                "UPDATE users SET confirmed_at = datetime('now'), confirm_code = NULL WHERE id = ?", [row["id"]])
+            return UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true)
+        }
+    }
+
+    func logIn(email: String, password: String) throws -> UserAccount {
+        let row = try data().read { try $0.row("SELECT * FROM users WHERE email = ?", [SQLValue(email)]) }
+        let wrong = CoordError.failed("account login: wrong email or password")
+        guard let row else {
+            // Spend the same time as a real check, so timing does not tell which emails exist.
+            _ = try? PasswordHasher.hash(password)
+            throw wrong
+        }
+        let stored = PasswordHasher.Hash(
+            parameters: row.string("password_kdf"), salt: row["password_salt"].bytes ?? [], digest: row["password_hash"].bytes ?? [])
+        guard try PasswordHasher.verify(password, against: stored) else { throw wrong }
+        guard !row["confirmed_at"].isNull else {
+            throw CoordError.failed("account login: \(row.string("email")) is not confirmed yet; find the code with 'account outbox', then 'account confirm CODE'")
+        }
+        let user = UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true)
+        currentUser = user
+        return user
+    }
+
+    func logOut() {
+        currentUser = nil
+    }
+
+    func outbox() throws -> [OutboxMessage] {
+        try data().read { db in
+            try db.rows("SELECT * FROM outbox ORDER BY id", []).map {
+                OutboxMessage(
+                    id: $0.int64("id"), to: $0.string("to_address"), subject: $0.string("subject"), body: $0.string("body"),
+                    sentAt: $0.string("sent_at"))
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import CoordSDK
+
+/// Shows the cart, the checkout summary or a promo code's offer. The cart is read when the
+/// page is rendered, so it is always the stored one (after a merge at login, too).
+final class CartView: PageView {
+    let offer: CartService.Offer?
+
+    init(page: CartPage, offer: CartService.Offer?) {
+        self.offer = offer
+        super.init(page: page)
+    }
+
+    private var owner: CartOwner {
+        dependencies?[Services.user].map { .user($0.id) } ?? .guest
+    }
+
+    override func render() -> Rendering {
+        switch page as? CartPage {
+        case .offer(let code):
+            return Rendering(
+                title: "Offer \(offer?.code ?? code)", lines: [offer?.summary ?? "", "cart offer \(offer?.code ?? code) — apply it to the cart"],
+                fields: ["code": offer?.code ?? code])
+        case .checkout(let key):
+            guard let summary = summary() else { return failed("Checkout") }
+            var fields = Self.fields(summary)
+            fields["checkout"] = key
+            return Rendering(
+                title: "Checkout (\(summary.itemCount) item\(summary.itemCount == 1 ? "" : "s"), \(summary.total))",
+                lines: Self.lines(summary) + ["payment pay CARD_NUMBER — pay \(summary.total) (checkout \(key.prefix(8)))"],
+                fields: fields)
+        case .cart, nil:
+            guard let summary = summary() else { return failed("Cart") }
+            let count = summary.itemCount
+            return Rendering(
+                title: "Cart (\(count) item\(count == 1 ? "" : "s"))",
+                lines: summary.isEmpty ? ["(empty)"] : Self.lines(summary) + ["cart checkout — check out"],
+                fields: Self.fields(summary))
+        }
+    }
+
+    private var readError: String?
+
+    private func summary() -> CartSummary? {
+        do {
+            guard let carts = dependencies?[Services.carts] else {
+                readError = "no loaded plugin provides 'carts'"
+                return nil
+            }
+            return try carts.summary(for: owner)
+        } catch {
+            readError = "\(error)"
+            return nil
+        }
+    }
+
+    private func failed(_ title: String) -> Rendering {
+        Rendering(title: title, lines: ["(cannot read the cart: \(readError ?? "unknown error"))"])
+    }
+
+    static func lines(_ summary: CartSummary) -> [String] {
+        var lines = summary.lines.map { line in
+            "  " + "#\(line.product.id)".padding(toLength: 5, withPad: " ", startingAt: 0)
+                + line.product.name.padding(toLength: 30, withPad: " ", startingAt: 0)
+                + " \(line.quantity) × \(line.product.price) = \(line.total)"
+        }
+        if summary.isEmpty { return lines }
+        lines.append("  subtotal \(summary.subtotal)")
+        if let code = summary.offerCode { lines.append("  offer \(code) −\(summary.discount)") }
+        lines.append("  total \(summary.total)")
+        return lines
+    }
+
+    static func fields(_ summary: CartSummary) -> [String: String] {
+        var fields = ["items": String(summary.itemCount), "total": String(summary.total.minor), "currency": summary.currency]
+        if let code = summary.offerCode { fields["offer"] = code }
+        return fields
+    }
+}

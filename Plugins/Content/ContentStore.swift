@@ -1,0 +1,142 @@
+import CoordSDK
+import Foundation
+
+/// The catalog on the app's SQLite store: the Content feature's `ContentManaging`.
+///
+/// Its table is created by its own migrations and filled from the catalog file the config
+/// names (`[content] catalog`) the first time the store is used on an empty database.
+@MainActor
+final class ContentStore: ContentManaging {
+    /// The `[content]` section of the config.
+    struct Settings: Decodable {
+        var catalog: String?
+    }
+
+    /// The catalog file's shape.
+    struct CatalogFile: Decodable {
+        struct Item: Decodable {
+            let id: Int
+            let name: String
+            let category: String
+            let price: Int
+            let description: String?
+        }
+        let currency: String
+        let products: [Item]
+    }
+
+    static let migrations = [
+        Migration("v1", sql: [
+            """
+            CREATE TABLE products (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                category TEXT NOT NULL,
+                price INTEGER NOT NULL CHECK (price >= 0),
+                currency TEXT NOT NULL,
+                description TEXT NOT NULL DEFAULT ''
+            )
+            """,
+            "CREATE INDEX products_category ON products(category)",
+        ]),
+    ]
+
+    private var dependencies = AppDependency()
+    private var ready = false
+
+    /// Called on every dependency rebuild with what the host provides.
+    func attach(_ dependencies: AppDependency) {
+        self.dependencies = dependencies
+    }
+
+    private func data() throws -> any DataManaging {
+        guard let data = dependencies[Services.data] else {
+            throw CoordError.failed("content: no data store is available")
+        }
+        if !ready {
+            try data.migrate(feature: "content", Self.migrations)
+            try seedIfEmpty(data)
+            ready = true
+        }
+        return data
+    }
+
+    /// Fills an empty catalog from the configured file, all in one transaction.
+    private func seedIfEmpty(_ data: any DataManaging) throws {
+        guard try data.read({ try $0.int("SELECT count(*) FROM products") }) == 0 else { return }
+        let environment = dependencies[HostEnvironment.key]
+        guard let environment, let file = try environment.settings("content", as: Settings.self)?.catalog else { return }
+        let path = environment.resolve(file)
+        let catalog: CatalogFile
+        do {
+            catalog = try JSONDecoder().decode(CatalogFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw CoordError.failed("catalog \(path): \(Self.describe(error))")
+        }
+        try data.write { db in
+            guard try db.int("SELECT count(*) FROM products") == 0 else { return }
+            for item in catalog.products {
+                try db.execute(
+                    "INSERT INTO products (id, name, category, price, currency, description) VALUES (?, ?, ?, ?, ?, ?)",
+                    [SQLValue(item.id), SQLValue(item.name), SQLValue(item.category), SQLValue(item.price),
+                     SQLValue(catalog.currency), SQLValue(item.description ?? "")])
+            }
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            "missing '\(key.stringValue)' at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context):
+            context.debugDescription
+        default:
+            (error as NSError).localizedDescription
+        }
+    }
+
+    private static func product(_ row: SQLRow) -> Product {
+        Product(
+            id: row.int("id"), name: row.string("name"), category: row.string("category"),
+            price: Money(minor: row.int("price"), currency: row.string("currency")), summary: row.string("description"))
+    }
+
+    func product(id: Int) throws -> Product? {
+        try data().read { try product(id: id, in: $0) }
+    }
+
+    func product(id: Int, in db: any SQLDatabase) throws -> Product? {
+        try db.row("SELECT * FROM products WHERE id = ?", [SQLValue(id)]).map(Self.product)
+    }
+
+    func products(category: String?) throws -> [Product] {
+        try data().read { db in
+            if let category {
+                return try db.rows("SELECT * FROM products WHERE category = ? COLLATE NOCASE ORDER BY id", [SQLValue(category)]).map(Self.product)
+            }
+            return try db.rows("SELECT * FROM products ORDER BY id", []).map(Self.product)
+        }
+    }
+
+    func search(_ text: String) throws -> [Product] {
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard !words.isEmpty else { return [] }
+        var clauses: [String] = [], arguments: [SQLValue] = []
+        for word in words {
+            let pattern = "%" + word.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+            clauses.append("(name LIKE ? ESCAPE '\\' OR category LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')")
+            arguments += [SQLValue(pattern), SQLValue(pattern), SQLValue(pattern)]
+        }
+        let sql = "SELECT * FROM products WHERE \(clauses.joined(separator: " AND ")) ORDER BY id"
+        return try data().read { try $0.rows(sql, arguments).map(Self.product) }
+    }
+
+    func categories() throws -> [(name: String, count: Int)] {
+        try data().read { db in
+            try db.rows("SELECT category, count(*) AS n FROM products GROUP BY category ORDER BY category", []).map {
+                ($0.string("category"), $0.int("n"))
+            }
+        }
+    }
+}

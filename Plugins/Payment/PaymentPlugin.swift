@@ -1,0 +1,27 @@
+import CoordSDK
+
+/// Registers the payment feature and provides the payments service.
+final class PaymentPlugin: CoordPlugin {
+    @MainActor func register(with registrar: any PluginRegistrar) throws {
+        let service = PaymentService()
+        try registrar.register(FeatureDefinition(
+            name: "payment", prefix: "payment", summary: "pay and see receipts",
+            pages: PaymentPage.self,
+            messages: [
+                MessageSpec("pay", [Parameter("cardNumber", .string, summary: "card number (test: 4242424242424242)")], summary: "pay the checkout"),
+                MessageSpec("receipt", [Parameter("orderID", .int, summary: "order number")], summary: "show an order's receipt"),
+                MessageSpec("orders", summary: "list your paid orders"),
+            ],
+            needs: [Services.data.key],
+            provides: [ServiceProvision(Services.payments) { dependencies in
+                service.attach(dependencies)
+                return service
+            }],
+            coordinator: { PaymentCoordinator() }))
+    }
+}
+
+@_cdecl("coordsh_plugin_entry")
+public func coordshPluginEntry(_ descriptor: UnsafeMutablePointer<coordsh_plugin_descriptor>?) -> Int32 {
+    PluginEntry.fill(descriptor, name: "payment", version: "0.3.0") { PaymentPlugin() }
+}

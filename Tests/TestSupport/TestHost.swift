@@ -1,0 +1,48 @@
+import CoordData
+import CoordRuntime
+import CoordSDK
+import Foundation
+
+/// A host for in-process tests: an app with the real plugin `.so` files loaded through the
+/// real loader, the real SQLite data manager on a temporary file, and the shipped config's
+/// plugin sections (catalog, promo codes). Only the terminal is replaced: passwords come from
+/// `password`, as `--password-env` would give them.
+@MainActor
+public final class TestHost {
+    public let app: AppCoordinator
+    public let loader: PluginLoader
+    public let data: SQLiteDataManager
+    public let directory: String
+    public let secrets = GivenSecret()
+
+    public init(plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil) throws {
+        directory = try makeTemporaryDirectory("host")
+        app = AppCoordinator()
+        loader = try PluginLoader(app: app)
+        let configFile = BuildProducts.packageRoot + "/config/coordsh.toml"
+        let config = try Config.load(from: configFile)
+        app.provide(HostEnvironment.key, HostEnvironment(
+            dataDirectory: directory, configFile: configFile, settings: config.featureSettings))
+        data = SQLiteDataManager(path: databasePath ?? directory + "/shop.sqlite", busyTimeout: 0.2)
+        app.provide(Services.data, data as any DataManaging)
+        app.provide(Services.secrets, secrets as any SecretPrompting)
+        for name in plugins { try loader.load(BuildProducts.plugin(name)) }
+    }
+
+    /// Removes the temporary folder.
+    public func close() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// The terminal's stand-in: answers every password prompt with `password`.
+@MainActor
+public final class GivenSecret: SecretPrompting {
+    public var password = "correct horse"
+    public private(set) var prompts: [String] = []
+
+    public func secret(_ prompt: String, confirm: Bool) throws -> String {
+        prompts.append(prompt)
+        return password
+    }
+}
