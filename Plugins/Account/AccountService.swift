@@ -40,8 +40,12 @@ final class AccountService: AccountManaging {
     private var ready = false
     private(set) var currentUser: UserAccount?
 
+    /// Called on every dependency rebuild. Sets up the tables as soon as the data store is
+    /// there, because other features use them inside their own transactions (where no
+    /// migration can run); a failure here is reported by the first command that needs them.
     func attach(_ dependencies: AppDependency) {
         self.dependencies = dependencies
+        if !ready { _ = try? data() }
     }
 
     private func data() throws -> any DataManaging {

@@ -34,6 +34,7 @@ final class CartCoordinator: Coordinator {
             return .handled
         }
         handle(Self.showCart) { [unowned self] _ in
+            _ = try carts("cart show").summary(for: owner)  // fails the command if it cannot be read
             try show(CartPage.cart)
             return .handled
         }

@@ -69,8 +69,18 @@ final class CartService: CartManaging {
     private var dependencies = AppDependency()
     private var ready = false
 
+    /// Called on every dependency rebuild. Sets up the tables as soon as the data store is
+    /// there, because other features use them inside their own transactions (where no
+    /// migration can run); a failure here is reported by the first command that needs them.
     func attach(_ dependencies: AppDependency) {
         self.dependencies = dependencies
+        if !ready { _ = try? data() }
+    }
+
+    /// For the methods other features call inside their transactions, where the tables can
+    /// no longer be created.
+    private func requireReady() throws {
+        guard ready else { throw CoordError.failed("cart: its tables are not set up; 'cart show' shows why") }
     }
 
     private func data() throws -> any DataManaging {
@@ -196,12 +206,24 @@ final class CartService: CartManaging {
     // MARK: Reading a cart
 
     func summary(for owner: CartOwner) throws -> CartSummary {
-        // A write: looking at a user's cart is when a waiting guest cart is merged.
-        try data().write { try summary(for: owner, in: $0) }
+        let data = try data()
+        // Looking at a user's cart while the guest cart has lines is when they are merged (a
+        // write); otherwise a read, so a read-only database can still be looked at.
+        let guestLines = try data.read { try $0.int("SELECT count(*) FROM cart_lines WHERE owner = 'guest'") ?? 0 }
+        if case .user = owner, guestLines > 0 {
+            return try data.write { try summary(for: owner, in: $0) }
+        }
+        return try data.read { try price(owner, $0) }
     }
 
     func summary(for owner: CartOwner, in db: any SQLDatabase) throws -> CartSummary {
+        try requireReady()
         try prepare(owner, db)
+        return try price(owner, db)
+    }
+
+    /// The owner's lines priced from the catalog, with the offer applied; reads only.
+    private func price(_ owner: CartOwner, _ db: any SQLDatabase) throws -> CartSummary {
         let content = try content("cart")
         var lines: [CartLine] = []
         for row in try db.rows("SELECT product_id, quantity FROM cart_lines WHERE owner = ? ORDER BY position", [SQLValue(owner.description)]) {
@@ -239,12 +261,14 @@ final class CartService: CartManaging {
     }
 
     func latestCheckout(for userID: Int64, in db: any SQLDatabase) throws -> Checkout? {
-        try db.row("SELECT key, order_id FROM checkouts WHERE user_id = ? ORDER BY created_at DESC, rowid DESC", [SQLValue(userID)]).map {
+        try requireReady()
+        return try db.row("SELECT key, order_id FROM checkouts WHERE user_id = ? ORDER BY created_at DESC, rowid DESC", [SQLValue(userID)]).map {
             Checkout(key: $0.string("key"), userID: userID, orderID: $0["order_id"].int64)
         }
     }
 
     func completeCheckout(_ checkout: Checkout, orderID: Int64, in db: any SQLDatabase) throws {
+        try requireReady()
         try db.execute("UPDATE checkouts SET order_id = ? WHERE key = ? AND order_id IS NULL", [SQLValue(orderID), SQLValue(checkout.key)])
         guard db.changes == 1 else { throw CoordError.failed("checkout \(checkout.key) was already paid") }
         let owner = CartOwner.user(checkout.userID).description

@@ -45,8 +45,18 @@ final class ContentStore: ContentManaging {
     private var ready = false
 
     /// Called on every dependency rebuild with what the host provides.
+    /// Also sets up and seeds the table as soon as the data store is there: other features
+    /// read products inside their own transactions, where no migration can run. A failure
+    /// here is reported by the first command that needs the catalog.
     func attach(_ dependencies: AppDependency) {
         self.dependencies = dependencies
+        if !ready { _ = try? data() }
+    }
+
+    /// For the methods other features call inside their transactions, where the tables can
+    /// no longer be created.
+    private func requireReady() throws {
+        guard ready else { throw CoordError.failed("content: its tables are not set up; 'content list' shows why") }
     }
 
     private func data() throws -> any DataManaging {
@@ -106,7 +116,8 @@ final class ContentStore: ContentManaging {
     }
 
     func product(id: Int, in db: any SQLDatabase) throws -> Product? {
-        try db.row("SELECT * FROM products WHERE id = ?", [SQLValue(id)]).map(Self.product)
+        try requireReady()
+        return try db.row("SELECT * FROM products WHERE id = ?", [SQLValue(id)]).map(Self.product)
     }
 
     func products(category: String?) throws -> [Product] {

@@ -59,7 +59,8 @@ final class PaymentCoordinator: Coordinator {
 
     static func render(_ receipt: Receipt) -> Rendering {
         var lines = receipt.lines.map {
-            "  #\($0.productID) \($0.name.padding(toLength: 30, withPad: " ", startingAt: 0)) \($0.quantity) × \($0.unitPrice)"
+            "  " + "#\($0.productID)".padding(toLength: 5, withPad: " ", startingAt: 0)
+                + "\($0.name.padding(toLength: 30, withPad: " ", startingAt: 0)) \($0.quantity) × \($0.unitPrice)"
         }
         lines.append("  subtotal \(receipt.subtotal)")
         if let code = receipt.offerCode { lines.append("  offer \(code) −\(receipt.discount)") }

@@ -54,8 +54,12 @@ final class PaymentService: PaymentManaging {
     private var dependencies = AppDependency()
     private var ready = false
 
+    /// Called on every dependency rebuild. Sets up the tables as soon as the data store is
+    /// there, because other features use them inside their own transactions (where no
+    /// migration can run); a failure here is reported by the first command that needs them.
     func attach(_ dependencies: AppDependency) {
         self.dependencies = dependencies
+        if !ready { _ = try? data() }
     }
 
     private func data() throws -> any DataManaging {

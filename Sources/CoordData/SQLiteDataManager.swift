@@ -57,7 +57,11 @@ public final class SQLiteDataManager: DataManaging {
             migrator.registerMigration(id) { db in try migration.apply(Connection(db)) }
         }
         do {
-            try migrator.migrate(pool)
+            // Checking needs only a read, so an up-to-date database starts even while another
+            // process holds the write lock.
+            if try !pool.read(migrator.hasCompletedMigrations) {
+                try migrator.migrate(pool)
+            }
         } catch {
             throw translate(error)
         }

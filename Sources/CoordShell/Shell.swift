@@ -17,6 +17,9 @@ public final class Shell {
         public var databasePath: String?
         /// The environment variable passwords are read from in scripts.
         public var passwordEnvironmentVariable: String?
+        /// Run every command of a batch even after one fails; the exit status is still the
+        /// first failure's.
+        public var keepGoing = false
         public init() {}
     }
 
@@ -68,24 +71,28 @@ public final class Shell {
             _ = try? session.open(request, trace: nil)
         }
 
-        if !options.commands.isEmpty { return runBatch(options.commands) }
+        if !options.commands.isEmpty {
+            var commands = options.commands.makeIterator()
+            return runBatch(&commands)
+        }
         if !interactive {
             // Line by line as they arrive, so that a script's output follows its commands.
-            while let line = readLine(strippingNewline: true) {
-                if let status = runOne(line) { return status }
-                if quitRequested { break }
-            }
-            return 0
+            var lines = AnyIterator { readLine(strippingNewline: true) }
+            return runBatch(&lines)
         }
         return runInteractive()
     }
 
-    private func runBatch(_ lines: [String]) -> Int32 {
-        for line in lines {
-            if let status = runOne(line) { return status }
-            if quitRequested { break }
+    /// Runs lines as they come; stops at the first failure unless `--keep-going`.
+    private func runBatch<Lines: IteratorProtocol<String>>(_ lines: inout Lines) -> Int32 {
+        var firstFailure: Int32?
+        while !quitRequested, let line = lines.next() {
+            if let status = runOne(line) {
+                if !options.keepGoing { return status }
+                firstFailure = firstFailure ?? status
+            }
         }
-        return 0
+        return firstFailure ?? 0
     }
 
     private var quitRequested = false

@@ -35,6 +35,9 @@ struct CoordshCommand: ParsableCommand {
     @Option(name: .customLong("password-env"), help: ArgumentHelp("Read passwords from the environment variable VAR instead of the terminal (for scripts).", valueName: "VAR"))
     var passwordEnvironmentVariable: String?
 
+    @Flag(name: .customLong("keep-going"), help: "In batch mode, run every command even after one fails (exit status: the first failure's).")
+    var keepGoing = false
+
     func run() throws {
         var options = Shell.Options()
         options.commands = commands
@@ -43,6 +46,7 @@ struct CoordshCommand: ParsableCommand {
         options.json = json
         options.openURL = openURL
         options.databasePath = databasePath
+        options.keepGoing = keepGoing
         options.passwordEnvironmentVariable = passwordEnvironmentVariable
         let status = MainActor.assumeIsolated { Shell(options: options).run() }
         if status != 0 { throw ExitCode(status) }

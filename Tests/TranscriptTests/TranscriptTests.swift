@@ -10,13 +10,14 @@ struct TranscriptTests {
     @Test("transcript", arguments: Transcript.all())
     func transcript(file: String) throws {
         let transcript = try Transcript(path: Transcript.directory + "/" + file)
-        let (output, status) = try transcript.run()
+        let (steps, status) = try transcript.run()
         if ProcessInfo.processInfo.environment["COORDSH_UPDATE_TRANSCRIPTS"] == "1" {
-            try transcript.rendered(output: output, status: status).write(toFile: transcript.path, atomically: true, encoding: .utf8)
+            try transcript.rendered(steps: steps, status: status).write(toFile: transcript.path, atomically: true, encoding: .utf8)
             return
         }
-        if output != transcript.expected {
-            let diff = output.difference(from: transcript.expected).map { change -> String in
+        let output = Transcript.text(steps)
+        if output != transcript.expectedText {
+            let diff = output.difference(from: transcript.expectedText).map { change -> String in
                 switch change {
                 case .insert(let offset, let line, _): "line \(offset + 1) + \(line)"
                 case .remove(let offset, let line, _): "line \(offset + 1) - \(line)"

@@ -1,23 +1,25 @@
 # What the plugins registered: plugins, pages and generated help.
 $ plugins
-account 0.2.0  prefix account  4 pages  $BUILD/libAccountPlugin.so
-cart 0.2.0  prefix cart  3 pages  $BUILD/libCartPlugin.so
-content 0.2.0  prefix content  3 pages  $BUILD/libContentPlugin.so
-payment 0.2.0  prefix payment  3 pages  $BUILD/libPaymentPlugin.so
+account 0.3.0  prefix account  5 pages  $BUILD/libAccountPlugin.so
+cart 0.3.0  prefix cart  3 pages  $BUILD/libCartPlugin.so
+content 0.3.0  prefix content  4 pages  $BUILD/libContentPlugin.so
+payment 0.3.0  prefix payment  3 pages  $BUILD/libPaymentPlugin.so
 $ pages
 account/login
 account/createAccount
 account/confirmAccount code:string?
 account/profile
+account/outbox
 cart/cart
-cart/checkout
+cart/checkout key:string
 cart/offer code:string
 content/catalog
+content/list category:string?
 content/product id:int
 content/search query:string
 payment/method
-payment/confirm orderID:int
 payment/receipt orderID:int
+payment/orders
 $ help
 Commands:
   help [PREFIX]            list commands, or one feature's messages
@@ -30,20 +32,22 @@ Commands:
   deps                     what AppDependency holds at the current coordinator
   queue                    queued messages per coordinator
   trace COMMAND…           run a command and show every hop of its message
+  echo TEXT                print TEXT (for scripts)
   quit                     leave the shell
 Features (type PREFIX VERB [ARGS], 'help PREFIX' for details):
-  account                  login, create, confirm, profile
-  cart                     add, remove, show, checkout, offer
+  account                  create, confirm, login, logout, whoami, outbox
+  cart                     add, remove, set, show, offer, checkout
   content                  list, show, search
-  payment                  method, receipt
+  payment                  pay, receipt, orders
 $ help cart
 cart — fill the cart and check out
   cart add [PRODUCTID] [QUANTITY]    add a product
   cart remove PRODUCTID              remove a product
+  cart set PRODUCTID QUANTITY        change a product's quantity
   cart show                          show the cart
-  cart checkout                      review the order
-  cart offer CODE                    show a promo code's offer
+  cart offer CODE                    apply a promo code
+  cart checkout                      check out (log in first, or be asked to)
 pages:
   cart/cart                          what is in the cart
-  cart/checkout                      review the order before paying
-  cart/offer code:string             a promo code's offer
+  cart/checkout key:string           review the order before paying
+  cart/offer code:string             what a promo code gives

@@ -1,9 +1,10 @@
 # On a product page `cart add` sends cartAdd from the page; it bubbles up to the app, which
 # starts the Cart coordinator lazily and delivers it there.
 $ open content/product id=7
-── Product 7 ──
-cart add — put this product in the cart
-back — return
+── #7 Slippers ──
+19.00 EUR · shoes
+Wool-lined house slippers
+cart add [QTY] — put this product in the cart · back — return
 $ trace cart add
 trace cartAdd():
   1. page content/product id=7 — passed on
@@ -12,11 +13,17 @@ trace cartAdd():
   4. app — routed to coordinator cart
   5. coordinator cart — handled
 ── Cart (1 item) ──
-product 7 × 1
+  #7   Slippers                       1 × 19.00 EUR = 19.00 EUR
+  subtotal 19.00 EUR
+  total 19.00 EUR
+cart checkout — check out
 $ cart add 12 3
 ── Cart (4 items) ──
-product 7 × 1
-product 12 × 3
+  #7   Slippers                       1 × 19.00 EUR = 19.00 EUR
+  #12  Rain Jacket                    3 × 119.00 EUR = 357.00 EUR
+  subtotal 376.00 EUR
+  total 376.00 EUR
+cart checkout — check out
 $ tree
 app
   scene terminal
@@ -28,9 +35,17 @@ trace globalDisplay(page: account/login):
   2. coordinator cart — passed on
   3. scene terminal — passed on
   4. app — handled
-── account/login ──
+── Log in ──
+account login EMAIL — asks for the password (or takes it from --password-env)
+account create EMAIL — no account yet?
 $ queue
 no queued messages
 $ deps
 at coordinator account:
+  accounts  from account  (AccountService)
+  carts  from cart  (CartService)
+  content  from content  (ContentStore)
+  data  from host  (SQLiteDataManager)
   host  from host  (HostEnvironment)
+  payments  from payment  (PaymentService)
+  secrets  from host  (SecretPrompt)

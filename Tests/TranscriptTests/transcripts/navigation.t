@@ -6,12 +6,13 @@ route: content/catalog
   3. scene terminal
   4. app
 $ open content/product id=7
-── Product 7 ──
-cart add — put this product in the cart
-back — return
+── #7 Slippers ──
+19.00 EUR · shoes
+Wool-lined house slippers
+cart add [QTY] — put this product in the cart · back — return
 $ open coordsh://content/search?query=red%20shoes
-── Search: red shoes ──
-content show ID — open a product
+── Search: red shoes (1) ──
+  #9   Red Sneakers                      45.00 EUR  shoes
 $ where
 route: content/search query="red shoes"
   1. page content/search query="red shoes"
@@ -19,13 +20,19 @@ route: content/search query="red shoes"
   3. scene terminal
   4. app
 $ back
-── Product 7 ──
-cart add — put this product in the cart
-back — return
+── #7 Slippers ──
+19.00 EUR · shoes
+Wool-lined house slippers
+cart add [QTY] — put this product in the cart · back — return
 $ back
-── Catalog ──
-content show ID — open a product
-content search TEXT — search
+── Catalog (60 products) ──
+  books          10 products
+  clothing       10 products
+  electronics    10 products
+  kitchen        10 products
+  outdoor        10 products
+  shoes          10 products
+content list [--category C] — list products · content search TEXT — search · content show ID — a product
 $ back
 coordsh: error: nowhere to go back to
 [exit 1]
