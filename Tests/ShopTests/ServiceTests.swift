@@ -1,0 +1,179 @@
+import CoordData
+import CoordSDK
+import Foundation
+import TestSupport
+import Testing
+
+/// The shop's services through the real plugin `.so` files, the real loader and a real
+/// SQLite file in a temporary folder.
+@Suite("Shop services on a temporary database", .serialized)
+@MainActor
+final class ServiceTests {
+    var hosts: [TestHost] = []
+
+    isolated deinit {
+        for host in hosts { host.close() }
+    }
+
+    func host(plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil) throws -> TestHost {
+        let host = try TestHost(plugins: plugins, databasePath: databasePath)
+        hosts.append(host)
+        return host
+    }
+
+    func service<S>(_ host: TestHost, _ key: ServiceKey<S>) throws -> S {
+        try #require(host.app.dependencies?[key], "\(key.key.name) is not provided")
+    }
+
+    /// Creates, confirms and logs in `email`, returning the user.
+    func registeredUser(_ host: TestHost, _ email: String) throws -> UserAccount {
+        let accounts = try service(host, Services.accounts)
+        _ = try accounts.create(email: email, password: host.secrets.password)
+        let mail = try #require(try accounts.outbox().last { $0.to == email })
+        let code = try #require(mail.body.split(separator: " ").last.map(String.init))
+        _ = try accounts.confirm(code: code)
+        let user = try accounts.logIn(email: email, password: host.secrets.password)
+        host.app.rebuildDependencies()  // as the Account coordinator does after a login
+        return user
+    }
+
+    func count(_ host: TestHost, _ sql: String) throws -> Int {
+        try host.data.read { try $0.int(sql) ?? -1 }
+    }
+
+    @Test("the catalog is seeded once from config/catalog.json: at least 50 products in minor units")
+    func catalogSeeded() throws {
+        let host = try host()
+        let content = try service(host, Services.content)
+        let products = try content.products(category: nil)
+        #expect(products.count >= 50)
+        #expect(Set(products.map(\.price.currency)) == ["EUR"])
+        #expect(try content.categories().count >= 5)
+        #expect(try content.search("red shoes").map(\.name) == ["Red Sneakers"])
+        #expect(try content.search("100%").isEmpty)  // LIKE wildcards in user text are literal
+        // A second host on the same file does not seed again.
+        let again = try self.host(databasePath: host.data.location)
+        #expect(try service(again, Services.content).products(category: nil).count == products.count)
+    }
+
+    @Test("passwords are stored as salted scrypt hashes, never as text")
+    func passwordsHashed() throws {
+        let host = try host()
+        let accounts = try service(host, Services.accounts)
+        _ = try accounts.create(email: "a@example.com", password: "same password")
+        _ = try accounts.create(email: "b@example.com", password: "same password")
+        let rows = try host.data.read { try $0.rows("SELECT * FROM users ORDER BY id", []) }
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0.string("password_kdf").hasPrefix("scrypt$") })
+        #expect(rows[0]["password_salt"] != rows[1]["password_salt"])
+        #expect(rows[0]["password_hash"] != rows[1]["password_hash"])
+        let file = try Data(contentsOf: URL(fileURLWithPath: host.data.location))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: host.data.location + "-wal"))) ?? Data())
+        #expect(file.range(of: Data("same password".utf8)) == nil)
+        #expect(throws: CoordError.self) { try accounts.logIn(email: "a@example.com", password: "other password") }
+    }
+
+    @Test("a guest cart is kept and merged into the user's cart at login")
+    func guestCartMerged() throws {
+        let host = try host()
+        let carts = try service(host, Services.carts)
+        let user = try registeredUser(host, "m@example.com")
+        // The user already has 2 of product 5; the guest adds 3 of it and 1 of product 6.
+        let scene = host.app.makeScene(identifier: "t")
+        func send(_ name: String, _ args: [(String, Value)]) throws {
+            let cart = try #require(host.app.features.feature(named: "cart"))
+            _ = try scene.coordinator(for: cart).send(Message(MessageName(name), Arguments(args), from: scene))
+        }
+        try send("cartAdd", [("productID", .int(5)), ("quantity", .int(2))])
+        try service(host, Services.accounts).logOut()
+        host.app.rebuildDependencies()
+        try send("cartAdd", [("productID", .int(5)), ("quantity", .int(3))])
+        try send("cartAdd", [("productID", .int(6)), ("quantity", .int(1))])
+        #expect(try carts.summary(for: .guest).itemCount == 4)
+        _ = try service(host, Services.accounts).logIn(email: user.email, password: host.secrets.password)
+        host.app.rebuildDependencies()
+        let merged = try carts.summary(for: .user(user.id))
+        #expect(merged.lines.map { [$0.product.id, $0.quantity] } == [[5, 5], [6, 1]])
+        #expect(try carts.summary(for: .guest).isEmpty)
+    }
+
+    @Test("paying twice never charges twice, and a failing payment leaves nothing half-written")
+    func paymentIdempotentAndAtomic() throws {
+        let host = try host()
+        let user = try registeredUser(host, "p@example.com")
+        let scene = host.app.makeScene(identifier: "t")
+        let cart = try #require(host.app.features.feature(named: "cart"))
+        let coordinator = scene.coordinator(for: cart)
+        _ = try coordinator.send(Message(MessageName("cartAdd"), Arguments([("productID", .int(3)), ("quantity", .int(2))]), from: scene))
+        _ = try coordinator.send(Message(MessageName("cartCheckout"), from: scene))
+        let payments = try service(host, Services.payments)
+
+        // Make the payment fail half-way: a product in the cart disappears from the catalog.
+        try host.data.write { try $0.execute("UPDATE products SET id = 1003 WHERE id = 3") }
+        #expect(throws: CoordError.self) { try payments.pay(cardNumber: "4242424242424242", user: user) }
+        #expect(try count(host, "SELECT count(*) FROM orders") == 0)
+        #expect(try count(host, "SELECT count(*) FROM payments") == 0)
+        #expect(try count(host, "SELECT count(*) FROM cart_lines") == 1)
+        #expect(try count(host, "SELECT count(*) FROM checkouts WHERE order_id IS NULL") == 1)
+        try host.data.write { try $0.execute("UPDATE products SET id = 3 WHERE id = 1003") }
+
+        let order = try payments.pay(cardNumber: "4242 4242 4242 4242", user: user)
+        let again = #expect(throws: CoordError.self) { try payments.pay(cardNumber: "4242424242424242", user: user) }
+        #expect(again?.message.contains("already paid (order \(order))") == true)
+        #expect(try count(host, "SELECT count(*) FROM orders") == 1)
+        #expect(try count(host, "SELECT count(*) FROM payments") == 1)
+        #expect(try count(host, "SELECT count(*) FROM cart_lines") == 0)
+        let receipt = try payments.receipt(orderID: order, user: user)
+        #expect(receipt.total == Money(minor: 25800, currency: "EUR"))
+        #expect(receipt.card == "Visa …4242")
+    }
+
+    @Test("promo codes: percent and fixed amounts, unknown and expired codes refused")
+    func promoCodes() throws {
+        let host = try host()
+        let scene = host.app.makeScene(identifier: "t")
+        let cart = try #require(host.app.features.feature(named: "cart"))
+        let coordinator = scene.coordinator(for: cart)
+        func send(_ name: String, _ args: [(String, Value)] = []) throws {
+            _ = try coordinator.send(Message(MessageName(name), Arguments(args), from: scene))
+        }
+        try send("cartAdd", [("productID", .int(1)), ("quantity", .int(1))])  // 89.00
+        let carts = try service(host, Services.carts)
+        try send("cartOffer", [("code", .string("WELCOME10"))])
+        #expect(try carts.summary(for: .guest).total.minor == 8010)
+        try send("cartOffer", [("code", .string("FIVEOFF"))])
+        #expect(try carts.summary(for: .guest).total.minor == 8400)
+        for code in ["SUMMER20", "NOPE"] {
+            #expect(throws: CoordError.self) { try send("cartOffer", [("code", .string(code))]) }
+        }
+        #expect(try carts.summary(for: .guest).offerCode == "FIVEOFF")
+    }
+
+    @Test("without the Account plugin a checkout waits and says why; loading it shows the login; logging in resumes it")
+    func checkoutWaitsForAccountProvider() throws {
+        let host = try host(plugins: ["Content", "Cart", "Payment"])
+        var events: [DispatchEvent] = []
+        host.app.eventSink = { events.append($0) }
+        let scene = host.app.makeScene(identifier: "t")
+        try scene.display(host.app.features.page(for: RouteRequest.parse("content/product id=9")))
+        let page = try #require(scene.currentView)
+        #expect(try page.send(Message(MessageName("cartAdd"), from: page)) == .handled)
+        #expect(try page.send(Message(MessageName("cartCheckout"), from: page)) == .queued)
+        let waiting = events.compactMap { if case .queued(_, _, _, let reason) = $0 { reason } else { nil } }
+        #expect(waiting.last?.contains("needs an account provider") == true)
+
+        try host.loader.load(BuildProducts.plugin("Account"))
+        #expect(scene.currentView?.page.route.description == "account/login")
+
+        let accounts = try service(host, Services.accounts)
+        _ = try accounts.create(email: "w@example.com", password: host.secrets.password)
+        let code = try #require(try accounts.outbox().last?.body.split(separator: " ").last.map(String.init))
+        _ = try accounts.confirm(code: code)
+        let login = try #require(scene.currentView)
+        #expect(try login.send(Message(MessageName("accountLogin"), Arguments([("email", .string("w@example.com"))]), from: login)) == .handled)
+        #expect(scene.currentView?.page.route.feature == "cart")
+        #expect(scene.currentView?.page.name == "checkout")
+        #expect(events.contains { if case .replayed(let m, _) = $0 { m.hasPrefix("cartCheckout") } else { false } })
+        #expect(host.secrets.prompts == ["Password for w@example.com"])
+    }
+}
