@@ -199,7 +199,7 @@ struct ShellSession {
         process.standardError = output
         try process.run()
         // A transcript that hangs fails instead of hanging the suite.
-        nonisolated(unsafe) let process = self.process
+        let process = self.process
         let watchdog = Thread {
             Thread.sleep(forTimeInterval: 120)
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
