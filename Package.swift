@@ -29,11 +29,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
+        // Line editing, history and completion from libedit (BSD), not GNU readline.
+        .target(name: "CLineEdit", linkerSettings: [.linkedLibrary("edit")]),
         .target(name: "CoordRuntime", dependencies: [sdk, "CLibFFI", "TOMLKit"]),
         // The data manager: the one image that links GRDB. Plugins reach SQLite only through
         // the SDK's DataManaging, so no GRDB type ever crosses the dlopen boundary.
         .target(name: "CoordData", dependencies: [sdk, .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "CoordShell", dependencies: [sdk, "CoordRuntime", "CoordData"]),
+        .target(name: "CoordShell", dependencies: [sdk, "CoordRuntime", "CoordData", "CLineEdit"]),
         .executableTarget(
             name: "coordsh",
             dependencies: ["CoordShell", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -26,6 +26,13 @@ final class CartPlugin: CoordPlugin {
                 service.attach(dependencies)
                 return service
             }],
+            completions: { parameter, dependencies in
+                switch parameter {
+                case "productID": (try? dependencies?[Services.content]?.products(category: nil).map { String($0.id) }) ?? []
+                case "code": (try? service.offers().filter { !$0.isExpired(today: CartService.today()) }.map(\.code)) ?? []
+                default: []
+                }
+            },
             coordinator: { CartCoordinator() }))
     }
 }

@@ -17,6 +17,13 @@ final class ContentPlugin: CoordPlugin {
                 store.attach(dependencies)
                 return store
             }],
+            completions: { parameter, dependencies in
+                switch parameter {
+                case "id": (try? dependencies?[Services.content]?.products(category: nil).map { String($0.id) }) ?? []
+                case "category": (try? dependencies?[Services.content]?.categories().map(\.name)) ?? []
+                default: []
+                }
+            },
             coordinator: { ContentCoordinator() }))
     }
 }

@@ -8,7 +8,7 @@ final class PaymentPlugin: CoordPlugin {
             name: "payment", prefix: "payment", summary: "pay and see receipts",
             pages: PaymentPage.self,
             messages: [
-                MessageSpec("pay", [Parameter("cardNumber", .string, summary: "card number (test: 4242424242424242)")], summary: "pay the checkout"),
+                MessageSpec("pay", [Parameter("cardNumber", .string, secret: true, summary: "card number (test: 4242424242424242)")], summary: "pay the checkout"),
                 MessageSpec("receipt", [Parameter("orderID", .int, summary: "order number")], summary: "show an order's receipt"),
                 MessageSpec("orders", summary: "list your paid orders"),
             ],
@@ -17,6 +17,10 @@ final class PaymentPlugin: CoordPlugin {
                 service.attach(dependencies)
                 return service
             }],
+            completions: { parameter, dependencies in
+                guard parameter == "orderID", let user = dependencies?[Services.user] else { return [] }
+                return (try? service.orders(user: user).map { String($0.orderID) }) ?? []
+            },
             coordinator: { PaymentCoordinator() }))
     }
 }

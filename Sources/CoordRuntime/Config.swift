@@ -20,6 +20,10 @@ public struct Config: Sendable, Equatable {
     /// own them; the host does not interpret them.
     public var featureSettings: [String: String] = [:]
 
+    /// The interactive history file (`[shell] history`); nil for the default,
+    /// `$XDG_STATE_HOME/coordsh/history`.
+    public var historyPath: String?
+
     /// The tables the host reads itself.
     static let hostSections: Set<String> = ["plugins", "shell", "data"]
 
@@ -64,6 +68,10 @@ public struct Config: Sendable, Equatable {
                 guard let string = home.string else { throw ConfigError("config \(path): shell.home must be a string") }
                 config.home = string.isEmpty ? nil : string
             }
+            if let history = shellTable["history"] {
+                guard let string = history.string, !string.isEmpty else { throw ConfigError("config \(path): shell.history must be a non-empty string") }
+                config.historyPath = string
+            }
         }
         if let data = table["data"] {
             guard let dataTable = data.table else { throw ConfigError("config \(path): [data] must be a table") }
@@ -85,6 +93,13 @@ public struct Config: Sendable, Equatable {
             config.featureSettings[key] = section.convert(to: .json)
         }
         return config
+    }
+
+    /// The history file with variables expanded.
+    public func expandedHistoryPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        Config.expand(
+            historyPath ?? "$XDG_STATE_HOME/coordsh/history",
+            configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment)
     }
 
     /// The database file with variables expanded.
@@ -111,6 +126,8 @@ public struct Config: Sendable, Equatable {
         result = result.replacingOccurrences(of: "$EXE_DIR", with: executableDirectory())
         result = result.replacingOccurrences(of: "$CONFIG_DIR", with: configDirectory ?? FileManager.default.currentDirectoryPath)
         result = result.replacingOccurrences(of: "$XDG_DATA_HOME", with: dataHome)
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
+        result = result.replacingOccurrences(of: "$XDG_STATE_HOME", with: stateHome)
         return result
     }
 

@@ -11,7 +11,7 @@ struct Builtin {
     let run: @MainActor (Session, [String]) throws -> CommandResult
 
     static let all: [Builtin] = [
-        Builtin(name: "help", usage: "help [PREFIX]", summary: "list commands, or one feature's messages", run: help),
+        Builtin(name: "help", usage: "help [PREFIX [VERB] | ROUTE]", summary: "list commands, a feature's messages, one message or one page", run: help),
         Builtin(name: "plugins", usage: "plugins [load PATH]", summary: "list loaded and refused plugins, or load one", run: plugins),
         Builtin(name: "pages", usage: "pages", summary: "list every registered route with its parameters", run: pages),
         Builtin(name: "open", usage: "open ROUTE", summary: "open a page: feature/page key=value … or coordsh://feature/page?key=value", run: open),
@@ -37,6 +37,15 @@ struct Builtin {
     }
 
     static func help(_ session: Session, _ args: [String]) throws -> CommandResult {
+        if args.count > 2 || (args.count == 2 && session.app.features.feature(prefix: args[0]) == nil) {
+            throw ShellError("usage: help [PREFIX [VERB] | ROUTE]", code: "usage", status: .usage)
+        }
+        if let route = args.first, route.contains("/") {
+            return try helpRoute(session, route)
+        }
+        if args.count == 2, let feature = session.app.features.feature(prefix: args[0]) {
+            return try helpVerb(feature, args[1])
+        }
         if let prefix = args.first {
             guard let feature = session.app.features.feature(prefix: prefix) else {
                 let known = session.app.features.features.map(\.definition.prefix) + session.builtins.map(\.name)
@@ -69,6 +78,45 @@ struct Builtin {
             "commands": session.builtins.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] },
             "features": session.app.features.features.map { ["prefix": $0.definition.prefix, "verbs": $0.definition.messages.map(\.verb)] },
         ])
+    }
+
+    /// `help cart add`: usage, what it does, each argument with its type and description.
+    static func helpVerb(_ feature: Feature, _ verb: String) throws -> CommandResult {
+        let d = feature.definition
+        guard let spec = feature.message(verb: verb) else {
+            throw CoordError.unknownVerb(prefix: d.prefix, verb: verb, suggestion: Suggest.closest(to: verb, in: d.messages.map(\.verb)))
+        }
+        let usage = ([d.prefix, spec.verb] + spec.arguments.map { $0.isOptional ? "[\($0.name.uppercased())]" : $0.name.uppercased() })
+            .joined(separator: " ")
+        var lines = ["usage: \(usage)", "  \(spec.summary)", "  sends \(d.messageName(verb)) up the chain from the current page"]
+        if !spec.arguments.isEmpty { lines.append("arguments (positional, NAME=VALUE or --NAME VALUE):") }
+        for p in spec.arguments { lines.append(argumentLine(p)) }
+        return CommandResult(lines: lines, json: [
+            "usage": usage, "name": d.messageName(verb).string, "summary": spec.summary,
+            "arguments": spec.arguments.map(parameterJSON),
+        ])
+    }
+
+    /// `help content/product`: the page, its parameters, and how to open it.
+    static func helpRoute(_ session: Session, _ text: String) throws -> CommandResult {
+        let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+        let features = session.app.features
+        guard parts.count == 2, let feature = features.feature(named: parts[0]) else {
+            throw CoordError.unknownFeature(parts[0], suggestion: Suggest.closest(to: parts[0], in: features.features.map(\.name)))
+        }
+        guard let page = feature.pageCases.first(where: { $0.name == parts[1] }) else {
+            throw CoordError.unknownPage(feature: parts[0], page: parts[1], suggestion: Suggest.closest(to: parts[1], in: feature.pageCases.map(\.name)))
+        }
+        let example = ([text] + page.parameters.filter { !$0.isOptional }.map { "\($0.name)=…" }).joined(separator: " ")
+        var lines = ["page \(feature.name)/\(page.signature)", "  \(page.summary)", "  open \(example)"]
+        if !page.parameters.isEmpty { lines.append("parameters:") }
+        for p in page.parameters { lines.append(argumentLine(p)) }
+        return CommandResult(lines: lines, json: pageCaseJSON(feature.name, page))
+    }
+
+    static func argumentLine(_ p: Parameter) -> String {
+        let head = "  \(p.name) (\(p.type.rawValue)\(p.isOptional ? ", optional" : "")\(p.isSecret ? ", secret: kept out of history" : ""))"
+        return head + String(repeating: " ", count: max(1, 37 - head.count)) + p.summary
     }
 
     static func parameterJSON(_ p: Parameter) -> [String: Any] {

@@ -20,11 +20,23 @@ public final class Shell {
         /// Run every command of a batch even after one fails; the exit status is still the
         /// first failure's.
         public var keepGoing = false
+        /// A file of commands to run (`-f`).
+        public var scriptPath: String?
+        /// Exit with `pluginFailure` when any plugin is refused at start-up.
+        public var strictPlugins = false
+        /// Keep no history of interactive lines.
+        public var noHistory = false
         public init() {}
     }
 
     let options: Options
     var session: Session!
+    let out = Style(fileDescriptor: STDOUT_FILENO)
+    let err = Style(fileDescriptor: STDERR_FILENO)
+    var config = Config()
+
+    /// Exit status when `--strict-plugins` is given and a plugin was refused.
+    public static let pluginFailure: Int32 = 3
 
     public init(options: Options) {
         self.options = options
@@ -33,7 +45,6 @@ public final class Shell {
     /// Runs to the end and returns the process exit status: 0 when every command succeeded,
     /// otherwise the status of the first failing one (batch mode stops there).
     public func run() -> Int32 {
-        let config: Config
         do {
             if let path = options.configPath ?? ProcessInfo.processInfo.environment["COORDSH_CONFIG"] {
                 config = try Config.load(from: path)
@@ -59,11 +70,16 @@ public final class Shell {
         session.app.provide(Services.data, data as any DataManaging)
         session.app.provide(Services.secrets, SecretPrompt(environmentVariable: options.passwordEnvironmentVariable) as any SecretPrompting)
         let directories = config.expandedPluginDirectories() + options.pluginDirectories
-        for refusal in session.loader.loadAll(from: directories) {
+        let refusals = session.loader.loadAll(from: directories)
+        for refusal in refusals {
             printWarning(refusal.description)
         }
+        if options.strictPlugins, !refusals.isEmpty {
+            printError("--strict-plugins: \(refusals.count) plugin\(refusals.count == 1 ? " was" : "s were") refused", code: "plugin")
+            return Self.pluginFailure
+        }
 
-        let interactive = options.commands.isEmpty && isatty(STDIN_FILENO) == 1
+        let interactive = options.commands.isEmpty && options.scriptPath == nil && isatty(STDIN_FILENO) == 1
         if let url = options.openURL {
             if let status = runOne("open \(RouteRequest.quoteWord(url))"), !interactive { return status }
         } else if let home = config.home, let request = try? RouteRequest.parse(home),
@@ -71,6 +87,9 @@ public final class Shell {
             _ = try? session.open(request, trace: nil)
         }
 
+        if let path = options.scriptPath {
+            return runScript(path)
+        }
         if !options.commands.isEmpty {
             var commands = options.commands.makeIterator()
             return runBatch(&commands)
@@ -83,11 +102,23 @@ public final class Shell {
         return runInteractive()
     }
 
+    /// Runs a file of commands (`-f`); errors name the file and line.
+    private func runScript(_ path: String) -> Int32 {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            printError("cannot read script \(path)", code: "usage")
+            return ShellError.Status.usage.rawValue
+        }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).makeIterator()
+        return runBatch(&lines, source: path)
+    }
+
     /// Runs lines as they come; stops at the first failure unless `--keep-going`.
-    private func runBatch<Lines: IteratorProtocol<String>>(_ lines: inout Lines) -> Int32 {
+    private func runBatch<Lines: IteratorProtocol<String>>(_ lines: inout Lines, source: String? = nil) -> Int32 {
         var firstFailure: Int32?
+        var number = 0
         while !quitRequested, let line = lines.next() {
-            if let status = runOne(line) {
+            number += 1
+            if let status = runOne(line, location: source.map { "\($0):\(number): " } ?? "") {
                 if !options.keepGoing { return status }
                 firstFailure = firstFailure ?? status
             }
@@ -99,20 +130,26 @@ public final class Shell {
 
     private func runInteractive() -> Int32 {
         if let view = session.currentView, !options.json { printLines(session.render(view)) }
+        let history = options.noHistory ? nil : config.expandedHistoryPath()
+        let editor = LineEditor(session: session, historyPath: history)
         while !quitRequested {
             let route = session.currentRoute.map { " \($0)" } ?? ""
-            FileHandle.standardOutput.write(Data("coordsh\(route)> ".utf8))
-            guard let line = readLine(strippingNewline: true) else {
+            switch editor.read(prompt: "coordsh\(route)> ") {
+            case .end:
                 FileHandle.standardOutput.write(Data("\n".utf8))
-                break
+                return 0
+            case .interrupted:
+                continue
+            case .line(let line):
+                editor.remember(line)
+                _ = runOne(line)
             }
-            _ = runOne(line)
         }
         return 0
     }
 
     /// Runs one line and prints its result; returns the failure status, or nil on success.
-    private func runOne(_ line: String) -> Int32? {
+    private func runOne(_ line: String, location: String = "") -> Int32? {
         do {
             let result = try session.execute(line)
             if result.quit { quitRequested = true }
@@ -130,7 +167,7 @@ public final class Shell {
             return nil
         } catch {
             printEvents(session.drainEvents())
-            printError(error.message, code: error.code)
+            printError(location + error.message, code: error.code)
             return error.status.rawValue
         }
     }
@@ -143,7 +180,7 @@ public final class Shell {
 
     private func printLines(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        FileHandle.standardOutput.write(Data((lines.map(out.line).joined(separator: "\n") + "\n").utf8))
     }
 
     private func printJSON(_ document: [String: Any]) {
@@ -158,11 +195,11 @@ public final class Shell {
         if options.json {
             printJSON(["ok": false, "error": ["code": code, "message": message]])
         }
-        FileHandle.standardError.write(Data("coordsh: error: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("coordsh: \(err.error("error:")) \(message)\n".utf8))
     }
 
     private func printWarning(_ message: String) {
-        FileHandle.standardError.write(Data("coordsh: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("coordsh: \(err.warning(message))\n".utf8))
     }
 }
 

@@ -10,8 +10,9 @@ struct CoordshCommand: ParsableCommand {
         discussion: """
             With no -c and a terminal on stdin, coordsh is interactive. Otherwise it runs the -c \
             commands, or the lines piped to it, and stops at the first failing command.
-            Exit status: 0 success, 1 a command failed, 2 a usage error (unknown command, \
-            route or parameter, bad configuration).
+            Exit status: 0 success, 1 a command failed, 2 a usage error (bad option, unknown \
+            command, route or parameter, bad configuration), 3 a plugin was refused and \
+            --strict-plugins was given.
             """)
 
     @Option(name: .customShort("c"), help: ArgumentHelp("Run COMMAND and exit (repeatable).", valueName: "COMMAND"))
@@ -38,6 +39,19 @@ struct CoordshCommand: ParsableCommand {
     @Flag(name: .customLong("keep-going"), help: "In batch mode, run every command even after one fails (exit status: the first failure's).")
     var keepGoing = false
 
+    @Option(name: .customShort("f"), help: ArgumentHelp("Run the commands in FILE ('#' starts a comment) and exit.", valueName: "FILE"))
+    var scriptPath: String?
+
+    @Flag(name: .customLong("strict-plugins"), help: "Exit with status 3 if any plugin is refused at start-up.")
+    var strictPlugins = false
+
+    @Flag(name: .customLong("no-history"), help: "Do not read or write the interactive history.")
+    var noHistory = false
+
+    func validate() throws {
+        if scriptPath != nil, !commands.isEmpty { throw ValidationError("give either -c or -f, not both") }
+    }
+
     func run() throws {
         var options = Shell.Options()
         options.commands = commands
@@ -47,10 +61,24 @@ struct CoordshCommand: ParsableCommand {
         options.openURL = openURL
         options.databasePath = databasePath
         options.keepGoing = keepGoing
+        options.scriptPath = scriptPath
+        options.strictPlugins = strictPlugins
+        options.noHistory = noHistory
         options.passwordEnvironmentVariable = passwordEnvironmentVariable
         let status = MainActor.assumeIsolated { Shell(options: options).run() }
         if status != 0 { throw ExitCode(status) }
     }
 }
 
-CoordshCommand.main()
+// A bad option is a usage error like an unknown command: status 2, one line, the usage.
+do {
+    var command = try CoordshCommand.parseAsRoot()
+    try command.run()
+} catch {
+    let code = CoordshCommand.exitCode(for: error)
+    if code == .success || error is ExitCode {
+        CoordshCommand.exit(withError: error)
+    }
+    FileHandle.standardError.write(Data("coordsh: error: \(CoordshCommand.message(for: error))\n\(CoordshCommand.usageString())\n".utf8))
+    exit(2)
+}

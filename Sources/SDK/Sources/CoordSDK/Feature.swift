@@ -47,12 +47,17 @@ public struct FeatureDefinition: Sendable {
     /// Makes the feature's coordinator; the app calls it lazily, the first time a message or a
     /// page of the feature is wanted in a scene (like the seeds' `showCart`).
     public let makeCoordinator: @MainActor @Sendable () -> Coordinator
+    /// Values the shell may offer on Tab for a parameter or argument of this feature (product
+    /// ids, promo codes), given its name and the current services; nil or empty for none.
+    public let completions: (@MainActor @Sendable (_ parameter: String, _ dependencies: AppDependency?) -> [String])?
 
     public init(
         name: String, prefix: String, summary: String = "", pages: any Page.Type,
         messages: [MessageSpec] = [], needs: [DependencyKey] = [], provides: [ServiceProvision] = [],
+        completions: (@MainActor @Sendable (_ parameter: String, _ dependencies: AppDependency?) -> [String])? = nil,
         coordinator: @escaping @MainActor @Sendable () -> Coordinator
     ) {
+        self.completions = completions
         self.name = name
         self.prefix = prefix
         self.summary = summary

@@ -63,11 +63,14 @@ public struct Parameter: Sendable, Equatable {
     public let type: ValueType
     public let isOptional: Bool
     public let summary: String
+    /// A value that must not be kept: a command line carrying it never enters the history.
+    public let isSecret: Bool
 
-    public init(_ name: String, _ type: ValueType, optional: Bool = false, summary: String = "") {
+    public init(_ name: String, _ type: ValueType, optional: Bool = false, secret: Bool = false, summary: String = "") {
         self.name = name
         self.type = type
         self.isOptional = optional
+        self.isSecret = secret
         self.summary = summary
     }
 

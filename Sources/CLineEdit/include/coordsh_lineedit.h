@@ -1,0 +1,24 @@
+#ifndef COORDSH_LINEEDIT_H
+#define COORDSH_LINEEDIT_H
+
+/* A small shim over libedit's readline interface, so that Swift 6 does not touch its global
+ * variables directly and so that Ctrl-C can cancel a line without longjmp. */
+
+/* Called on Tab with the word being completed and the whole line up to the cursor; it adds
+ * candidates with coordsh_edit_add_candidate. */
+typedef void (*coordsh_completer_t)(const char *word, const char *line_to_cursor);
+
+void coordsh_edit_init(const char *name, coordsh_completer_t completer);
+void coordsh_edit_add_candidate(const char *candidate);
+
+/* Reads one line with editing and completion. Returns a malloc'd line (free it), or NULL on
+ * end of input (Ctrl-D on an empty line). *interrupted is set to 1 and NULL returned when
+ * Ctrl-C cancelled the line. */
+char *coordsh_edit_readline(const char *prompt, int *interrupted);
+
+void coordsh_edit_history_limit(int entries);
+int coordsh_edit_history_load(const char *path);
+void coordsh_edit_history_add(const char *line);
+int coordsh_edit_history_save(const char *path);
+
+#endif

@@ -1,0 +1,60 @@
+import CLineEdit
+import Foundation
+
+/// The interactive line: libedit's editing, history and completion (through the CLineEdit
+/// shim), with completion candidates from the session.
+@MainActor
+final class LineEditor {
+    enum Input {
+        case line(String)
+        /// Ctrl-C: the line was cancelled; prompt again.
+        case interrupted
+        /// Ctrl-D on an empty line, or the terminal went away.
+        case end
+    }
+
+    /// The editor whose session answers Tab (libedit's callback has no context pointer).
+    private static var active: LineEditor?
+
+    let session: Session
+    /// Where history is kept, or nil for none (`--no-history`).
+    let historyPath: String?
+    static let historyLimit = 1000
+
+    init(session: Session, historyPath: String?) {
+        self.session = session
+        self.historyPath = historyPath
+        LineEditor.active = self
+        coordsh_edit_init("coordsh") { word, line in
+            MainActor.assumeIsolated {
+                guard let editor = LineEditor.active, let word, let line else { return }
+                for candidate in editor.session.completions(line: String(cString: line), word: String(cString: word)) {
+                    coordsh_edit_add_candidate(candidate)
+                }
+            }
+        }
+        coordsh_edit_history_limit(Int32(Self.historyLimit))
+        if let historyPath { _ = coordsh_edit_history_load(historyPath) }
+    }
+
+    func read(prompt: String) -> Input {
+        var interrupted: Int32 = 0
+        guard let raw = coordsh_edit_readline(prompt, &interrupted) else {
+            return interrupted != 0 ? .interrupted : .end
+        }
+        defer { free(raw) }
+        return .line(String(cString: raw))
+    }
+
+    /// Adds a line to the history and saves it, unless it is blank or carries a secret.
+    func remember(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !session.isSecret(trimmed) else { return }
+        coordsh_edit_history_add(trimmed)
+        guard let historyPath else { return }
+        let folder = (historyPath as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = coordsh_edit_history_save(historyPath)
+        chmod(historyPath, 0o600)
+    }
+}
