@@ -49,6 +49,7 @@ let package = Package(
         .testTarget(name: "CoordSDKTests", dependencies: [sdk]),
         .testTarget(name: "LoaderTests", dependencies: [sdk, "CoordRuntime", "TestSupport"], exclude: ["fixtures"]),
         .testTarget(name: "ShopTests", dependencies: [sdk, "CoordRuntime", "CoordData", "TestSupport"]),
+        .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
     ]
 )

@@ -80,6 +80,11 @@ char *coordsh_edit_readline(const char *prompt, int *interrupted) {
     sigemptyset(&action.sa_mask);
     action.sa_flags = 0; /* no SA_RESTART: select() returns EINTR on Ctrl-C */
     sigaction(SIGINT, &action, &previous);
+    /* A parent (a test runner, a job-control shell) may have left SIGINT blocked. */
+    sigset_t interrupt, previous_mask;
+    sigemptyset(&interrupt);
+    sigaddset(&interrupt, SIGINT);
+    sigprocmask(SIG_UNBLOCK, &interrupt, &previous_mask);
 
     *interrupted = 0;
     got_sigint = 0;
@@ -109,6 +114,7 @@ char *coordsh_edit_readline(const char *prompt, int *interrupted) {
         rl_callback_read_char();
     }
     sigaction(SIGINT, &previous, NULL);
+    sigprocmask(SIG_SETMASK, &previous_mask, NULL);
     return finished_line;
 }
 

@@ -58,10 +58,10 @@ struct Builtin {
             var lines = ["\(d.prefix) — \(d.summary.isEmpty ? d.name : d.summary)"]
             for spec in d.messages {
                 let args = spec.arguments.map { $0.isOptional ? "[\($0.name.uppercased())]" : $0.name.uppercased() }
-                lines.append("  \(([d.prefix, spec.verb] + args).joined(separator: " "))".padding(toLength: 36, withPad: " ", startingAt: 0) + " \(spec.summary)")
+                lines.append("  \(([d.prefix, spec.verb] + args).joined(separator: " "))".column(36) + " \(spec.summary)")
             }
             lines.append("pages:")
-            for page in feature.pageCases { lines.append("  \(d.name)/\(page.signature)".padding(toLength: 36, withPad: " ", startingAt: 0) + " \(page.summary)") }
+            for page in feature.pageCases { lines.append("  \(d.name)/\(page.signature)".column(36) + " \(page.summary)") }
             return CommandResult(lines: lines, json: [
                 "feature": d.name, "prefix": d.prefix,
                 "messages": d.messages.map { ["verb": $0.verb, "name": d.messageName($0.verb).string, "arguments": $0.arguments.map(parameterJSON), "summary": $0.summary] },
@@ -69,10 +69,10 @@ struct Builtin {
             ])
         }
         var lines = ["Commands:"]
-        for b in session.builtins { lines.append("  \(b.usage)".padding(toLength: 26, withPad: " ", startingAt: 0) + " \(b.summary)") }
+        for b in session.builtins { lines.append("  \(b.usage)".column(26) + " \(b.summary)") }
         lines.append("Features (type PREFIX VERB [ARGS], 'help PREFIX' for details):")
         for f in session.app.features.features {
-            lines.append("  \(f.definition.prefix)".padding(toLength: 26, withPad: " ", startingAt: 0) + " \(f.definition.messages.map(\.verb).joined(separator: ", "))")
+            lines.append("  \(f.definition.prefix)".column(26) + " \(f.definition.messages.map(\.verb).joined(separator: ", "))")
         }
         return CommandResult(lines: lines, json: [
             "commands": session.builtins.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] },
@@ -267,5 +267,12 @@ struct Builtin {
         var result = CommandResult(json: ["quit": true])
         result.quit = true
         return result
+    }
+}
+
+extension String {
+    /// Pads to `width` for a column, never cutting: a longer text gets one space.
+    func column(_ width: Int) -> String {
+        count < width ? padding(toLength: width, withPad: " ", startingAt: 0) : self + " "
     }
 }

@@ -1,6 +1,7 @@
 /// Splits a command line into words the way a POSIX shell does for the simple cases users
 /// type: whitespace separates, single quotes keep everything, double quotes keep spaces and
-/// honour `\"` and `\\`, a backslash outside quotes escapes the next character.
+/// honour `\"` and `\\`, a backslash outside quotes escapes the next character, and an
+/// unquoted `#` at the start of a word begins a comment that runs to the end of the line.
 enum Words {
     struct UnterminatedQuote: Error {}
 
@@ -28,6 +29,8 @@ enum Words {
                 } else if ch == "\\" {
                     escaped = true
                     inWord = true
+                } else if ch == "#", !inWord {
+                    return words
                 } else if ch == " " || ch == "\t" {
                     if inWord { words.append(current) }
                     current = ""

@@ -22,7 +22,7 @@ payment/receipt orderID:int
 payment/orders
 $ help
 Commands:
-  help [PREFIX]            list commands, or one feature's messages
+  help [PREFIX [VERB] | ROUTE]  list commands, a feature's messages, one message or one page
   plugins [load PATH]      list loaded and refused plugins, or load one
   pages                    list every registered route with its parameters
   open ROUTE               open a page: feature/page key=value … or coordsh://feature/page?key=value

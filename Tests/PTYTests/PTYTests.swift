@@ -1,0 +1,26 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The interactive shell on a real pseudo-terminal: completion of a command, a route and a
+/// value, Ctrl-C, Ctrl-D, history across a restart (and never a card number), colours only
+/// without NO_COLOR. The checks are a pexpect script (interactive.py) next to this file.
+@Suite("Interactive shell on a pseudo-terminal")
+struct PTYTests {
+    @Test("completion, Ctrl-C, Ctrl-D, history and colours at a terminal")
+    func interactive() throws {
+        let script = BuildProducts.packageRoot + "/Tests/PTYTests/interactive.py"
+        let config = BuildProducts.packageRoot + "/config/coordsh.toml"
+        let inherited = ProcessInfo.processInfo.environment
+        var environment = ["HOME": inherited["HOME"] ?? "/root"]
+        for key in ["PYENV_ROOT", "PYENV_VERSION", "PYTHONPATH"] { environment[key] = inherited[key] }
+        // The first Python that has pexpect (./test installs it when none has).
+        let python = ["python3", "/usr/bin/python3"].first { candidate in
+            (try? run("/usr/bin/env", [candidate, "-c", "import pexpect"], environment: environment).status) == 0
+        }
+        let interpreter = try #require(python, "no python3 with pexpect: run ./test, which installs python3-pexpect")
+        let result = try run("/usr/bin/env", [interpreter, script, BuildProducts.coordsh, config], environment: environment)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: "\nok ").count >= 9, "\(result.stdout)")
+    }
+}

@@ -1,0 +1,115 @@
+"""Pseudo-terminal tests of the interactive shell, driven by pexpect.
+
+Run by PTYTests.swift (so `swift test` runs them): python3 interactive.py COORDSH CONFIG.
+Each check prints one line; any failure raises and the exit status is non-zero.
+"""
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+import pexpect
+
+COORDSH, CONFIG = sys.argv[1], sys.argv[2]
+PROMPT = r"coordsh [^\r\n]*> "
+ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def start(home, extra_env=None, args=()):
+    env = {"HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_STATE_HOME": home + "/state",
+           "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm", "LANG": "C.UTF-8"}
+    env.update(extra_env or {})
+    child = pexpect.spawn(COORDSH, ["--config", CONFIG, *args], env=env, encoding="utf-8", timeout=20,
+                          dimensions=(40, 200))
+    child.expect(PROMPT)
+    return child
+
+
+def clear_line(child):
+    child.send("\x03")  # Ctrl-C: cancel the line
+    child.expect(r"\^C")
+    child.expect(PROMPT)
+
+
+home = tempfile.mkdtemp(prefix="coordsh-pty-")
+try:
+    child = start(home, {"NO_COLOR": "1"})
+
+    # libedit redraws only what Tab inserts, so each check completes, presses Enter and looks
+    # at what the completed command did.
+
+    # Completion of a command and a verb: "ca<Tab>sh<Tab>" runs "cart show".
+    child.send("ca\t")
+    child.send("sh\t")
+    child.send("\r")
+    child.expect("── Cart \\(0 items\\) ──")
+    child.expect(PROMPT)
+    print("ok completes a command and a verb")
+
+    # Completion of a route and of its parameter name: "open content/pro<Tab>i<Tab>9".
+    child.send("open content/pro\t")
+    child.send("i\t")
+    child.send("9\r")
+    child.expect("── #9 Red Sneakers ──")
+    child.expect(PROMPT)
+    print("ok completes a route and its parameter")
+
+    # Completion of a value the plugin lists: the promo codes from the config.
+    child.send("cart offer WEL\t")
+    child.send("\r")
+    child.expect("promo code WELCOME10 applied")
+    child.expect(PROMPT)
+    print("ok completes a value (promo code)")
+
+    # Ctrl-C keeps the shell alive.
+    child.send("content search something half typed")
+    clear_line(child)
+    child.sendline("where")
+    child.expect("route: cart/cart")
+    child.expect(PROMPT)
+    print("ok Ctrl-C cancels the line and the shell goes on")
+
+    # No colour escapes with NO_COLOR, even on a terminal.
+    child.sendline("cart show")
+    child.expect(PROMPT)
+    assert not ESCAPE.search(child.before), repr(child.before)
+    print("ok no colour escapes with NO_COLOR")
+
+    # A secret argument never enters history.
+    child.sendline("payment pay 4242424242424242")
+    child.expect(PROMPT)
+
+    # Ctrl-D on an empty line exits cleanly.
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.exitstatus
+    print("ok Ctrl-D exits with status 0")
+
+    history = open(home + "/state/coordsh/history").read()
+    assert "4242424242424242" not in history, history
+    assert "cart offer WELCOME10" in history.replace("\\040", " "), history
+    print("ok history kept, card number left out")
+
+    # History is recalled after a restart (Up arrow), and colours are on without NO_COLOR.
+    child = start(home)
+    child.send("\x1b[A")
+    child.expect("cart show")
+    child.send("\r")
+    child.expect(r"\x1b\[1;36m── Cart")
+    child.expect(PROMPT)
+    print("ok history recalled after a restart; headings coloured on a terminal")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+    # --no-history neither reads nor writes it.
+    child = start(home, args=("--no-history",))
+    child.sendline("echo private")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert "private" not in open(home + "/state/coordsh/history").read()
+    print("ok --no-history keeps nothing")
+finally:
+    shutil.rmtree(home, ignore_errors=True)

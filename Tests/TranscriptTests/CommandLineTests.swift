@@ -1,0 +1,96 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The non-interactive contract scripts rely on: exit statuses, `-f`, `--keep-going`,
+/// `--strict-plugins`, `--open`, and `--json` parsed as JSON.
+@Suite("Command line and exit statuses")
+struct CommandLineTests {
+    static let config = BuildProducts.packageRoot + "/config/coordsh.toml"
+
+    func coordsh(_ arguments: [String], input: String = "", home: String) throws -> RunResult {
+        try run(BuildProducts.coordsh, ["--config", Self.config] + arguments, input: input,
+                environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "NO_COLOR": "1"])
+    }
+
+    @Test("exit statuses: 0 success, 1 runtime failure, 2 usage error, 3 refused plugin with --strict-plugins")
+    func exitStatuses() throws {
+        let home = try makeTemporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        #expect(try coordsh(["-c", "content list"], home: home).status == 0)
+        #expect(try coordsh(["-c", "cart checkout"], home: home).status == 1)
+        #expect(try coordsh(["-c", "crat add 7"], home: home).status == 2)
+        #expect(try coordsh(["-c", "open content/nope"], home: home).status == 2)
+        let badFlag = try coordsh(["--bogus"], home: home)
+        #expect(badFlag.status == 2)
+        #expect(badFlag.stderr.hasPrefix("coordsh: error: Unknown option '--bogus'\n"))
+        #expect(try coordsh(["-c", "help", "-f", "x"], home: home).status == 2)
+
+        let plugins = home + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try "not a plugin".write(toFile: plugins + "/libBroken.so", atomically: true, encoding: .utf8)
+        let lenient = try coordsh(["--plugin-dir", plugins, "-c", "content list"], home: home)
+        #expect(lenient.status == 0)
+        #expect(lenient.stderr.contains("refused plugin \(plugins)/libBroken.so"))
+        let strict = try coordsh(["--plugin-dir", plugins, "--strict-plugins", "-c", "content list"], home: home)
+        #expect(strict.status == 3)
+        #expect(strict.stdout.isEmpty, "no command runs after a refusal under --strict-plugins")
+        #expect(strict.stderr.hasSuffix("coordsh: error: --strict-plugins: 1 plugin was refused\n"))
+    }
+
+    @Test("-f runs a file of commands with comments, names file and line on error, and --keep-going goes on")
+    func scriptFile() throws {
+        let home = try makeTemporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let script = home + "/shop.coordsh"
+        try """
+            # fill the cart
+            cart add 1 2
+
+            cart add 999   # no such product
+            cart show
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let stopped = try coordsh(["-f", script], home: home)
+        #expect(stopped.status == 1)
+        #expect(stopped.stderr == "coordsh: error: \(script):4: cart add: there is no product 999; 'content list' shows the catalog\n")
+        #expect(!stopped.stdout.contains("cart checkout — check out\n── Cart"), "stopped before cart show")
+        let kept = try coordsh(["-f", script, "--keep-going"], home: home)
+        #expect(kept.status == 1)
+        #expect(kept.stdout.components(separatedBy: "── Cart (").count == 3, "cart add and cart show both ran")
+        #expect(try coordsh(["-f", home + "/missing"], home: home).status == 2)
+    }
+
+    @Test("--json prints exactly one JSON document per command, errors included")
+    func json() throws {
+        let home = try makeTemporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let result = try coordsh(
+            ["--json", "--keep-going", "-c", "content show 9", "-c", "cart add", "-c", "cart add 999", "-c", "help cart add", "-c", "nonsense"],
+            home: home)
+        #expect(result.status == 1)
+        let documents = try result.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(documents.count == 5)
+        #expect(documents.map { $0["ok"] as? Bool } == [true, true, false, true, false])
+        #expect((documents[0]["page"] as? [String: Any])?["route"] as? String == "content/product id=9")
+        #expect(((documents[1]["page"] as? [String: Any])?["fields"] as? [String: String])?["total"] == "4500")
+        #expect((documents[2]["error"] as? [String: String])?["code"] == "failed")
+        #expect((documents[4]["error"] as? [String: String])?["code"] == "unknown_command")
+        #expect(documents[3]["usage"] as? String == "cart add [PRODUCTID] [QUANTITY]")
+        #expect(result.stderr.split(separator: "\n").count == 2, "each error is also one line on stderr")
+    }
+
+    @Test("--open starts at a deep link in batch mode; no colour when stdout is not a terminal")
+    func openAndColour() throws {
+        let home = try makeTemporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let result = try run(
+            BuildProducts.coordsh, ["--config", Self.config, "--open", "coordsh://cart/offer?code=WELCOME10", "-c", "where"],
+            environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "TERM": "xterm-256color"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("── Offer WELCOME10 ──\n"))
+        #expect(result.stdout.contains("route: cart/offer code=WELCOME10"))
+        #expect(!result.stdout.contains("\u{1B}["))
+    }
+}
