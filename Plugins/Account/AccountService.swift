@@ -36,25 +36,13 @@ final class AccountService: AccountManaging {
 
     static let minimumPasswordLength = 8
 
-    private var dependencies = AppDependency()
-    private var ready = false
+    private lazy var store = FeatureStore(feature: "account", migrations: Self.migrations)
+    private var dependencies: AppDependency { store.dependencies }
     private(set) var currentUser: UserAccount?
 
-    /// Called on every dependency rebuild. Sets up the tables as soon as the data store is
-    /// there, because other features use them inside their own transactions (where no
-    /// migration can run); a failure here is reported by the first command that needs them.
+    /// Called on every dependency rebuild (see `FeatureStore.attach`).
     func attach(_ dependencies: AppDependency) {
-        self.dependencies = dependencies
-        if !ready { _ = try? data() }
-    }
-
-    private func data() throws -> any DataManaging {
-        guard let data = dependencies[Services.data] else { throw CoordError.failed("account: no data store is available") }
-        if !ready {
-            try data.migrate(feature: "account", Self.migrations)
-            ready = true
-        }
-        return data
+        store.attach(dependencies)
     }
 
     static func validate(email: String) throws {
@@ -71,7 +59,7 @@ final class AccountService: AccountManaging {
         guard password.count >= Self.minimumPasswordLength else {
             throw CoordError.failed("account create: the password must have at least \(Self.minimumPasswordLength) characters")
         }
-        let data = try data()
+        let data = try store.data()
         if try data.read({ try $0.row("SELECT id FROM users WHERE email = ?", [SQLValue(email)]) }) != nil {
             throw CoordError.failed("account create: \(email) is already registered; log in with 'account login \(email)'")
         }
@@ -99,7 +87,7 @@ final class AccountService: AccountManaging {
 
     func confirm(code: String) throws -> UserAccount {
         let code = code.trimmingCharacters(in: .whitespaces)
-        return try data().write { db in
+        return try store.data().write { db in
             guard let row = try db.row("SELECT id, email FROM users WHERE confirm_code = ? AND confirmed_at IS NULL", [SQLValue(code)]) else {
                 throw CoordError.failed("account confirm: no account waits for code '\(code)'; 'account outbox' shows the codes sent")
             }
@@ -110,7 +98,7 @@ final class AccountService: AccountManaging {
     }
 
     func logIn(email: String, password: String) throws -> UserAccount {
-        let row = try data().read { try $0.row("SELECT * FROM users WHERE email = ?", [SQLValue(email)]) }
+        let row = try store.data().read { try $0.row("SELECT * FROM users WHERE email = ?", [SQLValue(email)]) }
         let wrong = CoordError.failed("account login: wrong email or password")
         guard let row else {
             // Spend the same time as a real check, so timing does not tell which emails exist.
@@ -133,7 +121,7 @@ final class AccountService: AccountManaging {
     }
 
     func outbox() throws -> [OutboxMessage] {
-        try data().read { db in
+        try store.data().read { db in
             try db.rows("SELECT * FROM outbox ORDER BY id", []).map {
                 OutboxMessage(
                     id: $0.int64("id"), to: $0.string("to_address"), subject: $0.string("subject"), body: $0.string("body"),

@@ -66,30 +66,12 @@ final class CartService: CartManaging {
         ]),
     ]
 
-    private var dependencies = AppDependency()
-    private var ready = false
+    private lazy var store = FeatureStore(feature: "cart", migrations: Self.migrations)
+    private var dependencies: AppDependency { store.dependencies }
 
-    /// Called on every dependency rebuild. Sets up the tables as soon as the data store is
-    /// there, because other features use them inside their own transactions (where no
-    /// migration can run); a failure here is reported by the first command that needs them.
+    /// Called on every dependency rebuild (see `FeatureStore.attach`).
     func attach(_ dependencies: AppDependency) {
-        self.dependencies = dependencies
-        if !ready { _ = try? data() }
-    }
-
-    /// For the methods other features call inside their transactions, where the tables can
-    /// no longer be created.
-    private func requireReady() throws {
-        guard ready else { throw CoordError.failed("cart: its tables are not set up; 'cart show' shows why") }
-    }
-
-    private func data() throws -> any DataManaging {
-        guard let data = dependencies[Services.data] else { throw CoordError.failed("cart: no data store is available") }
-        if !ready {
-            try data.migrate(feature: "cart", Self.migrations)
-            ready = true
-        }
-        return data
+        store.attach(dependencies)
     }
 
     private func content(_ context: String) throws -> any ContentManaging {
@@ -128,7 +110,7 @@ final class CartService: CartManaging {
     func add(_ productID: Int, quantity: Int, for owner: CartOwner) throws {
         try Self.check(quantity: quantity, context: "cart add")
         let content = try content("cart add")
-        try data().write { db in
+        try store.data().write { db in
             guard try content.product(id: productID, in: db) != nil else {
                 throw CoordError.failed("cart add: there is no product \(productID); 'content list' shows the catalog")
             }
@@ -143,7 +125,7 @@ final class CartService: CartManaging {
 
     func set(_ productID: Int, quantity: Int, for owner: CartOwner) throws {
         try Self.check(quantity: quantity, context: "cart set")
-        try data().write { db in
+        try store.data().write { db in
             try prepare(owner, db)
             guard try db.int("SELECT quantity FROM cart_lines WHERE owner = ? AND product_id = ?", [SQLValue(owner.description), SQLValue(productID)]) != nil else {
                 throw CoordError.failed("cart set: product \(productID) is not in the cart; use 'cart add \(productID) \(quantity)'")
@@ -153,7 +135,7 @@ final class CartService: CartManaging {
     }
 
     func remove(_ productID: Int, for owner: CartOwner) throws {
-        try data().write { db in
+        try store.data().write { db in
             try prepare(owner, db)
             try db.execute("DELETE FROM cart_lines WHERE owner = ? AND product_id = ?", [SQLValue(owner.description), SQLValue(productID)])
             guard db.changes == 1 else { throw CoordError.failed("cart remove: product \(productID) is not in the cart") }
@@ -162,7 +144,7 @@ final class CartService: CartManaging {
 
     func apply(offer code: String, for owner: CartOwner) throws -> Offer {
         let offer = try offer(code)
-        try data().write { db in
+        try store.data().write { db in
             try prepare(owner, db)
             try db.execute("UPDATE carts SET offer_code = ?, updated_at = datetime('now') WHERE owner = ?", [SQLValue(offer.code), SQLValue(owner.description)])
         }
@@ -206,18 +188,17 @@ final class CartService: CartManaging {
     // MARK: Reading a cart
 
     func summary(for owner: CartOwner) throws -> CartSummary {
-        let data = try data()
+        let data = try store.data()
         // Looking at a user's cart while the guest cart has lines is when they are merged (a
         // write); otherwise a read, so a read-only database can still be looked at.
-        let guestLines = try data.read { try $0.int("SELECT count(*) FROM cart_lines WHERE owner = 'guest'") ?? 0 }
-        if case .user = owner, guestLines > 0 {
+        if case .user = owner, try data.read({ try $0.int("SELECT count(*) FROM cart_lines WHERE owner = 'guest'") ?? 0 }) > 0 {
             return try data.write { try summary(for: owner, in: $0) }
         }
         return try data.read { try price(owner, $0) }
     }
 
     func summary(for owner: CartOwner, in db: any SQLDatabase) throws -> CartSummary {
-        try requireReady()
+        try store.requireReady()
         try prepare(owner, db)
         return try price(owner, db)
     }
@@ -250,7 +231,7 @@ final class CartService: CartManaging {
 
     /// The user's open checkout, or a new one with a fresh idempotency key.
     func beginCheckout(for userID: Int64) throws -> Checkout {
-        try data().write { db in
+        try store.data().write { db in
             if let open = try db.row("SELECT key FROM checkouts WHERE user_id = ? AND order_id IS NULL ORDER BY created_at DESC, rowid DESC", [SQLValue(userID)]) {
                 return Checkout(key: open.string("key"), userID: userID, orderID: nil)
             }
@@ -261,14 +242,14 @@ final class CartService: CartManaging {
     }
 
     func latestCheckout(for userID: Int64, in db: any SQLDatabase) throws -> Checkout? {
-        try requireReady()
+        try store.requireReady()
         return try db.row("SELECT key, order_id FROM checkouts WHERE user_id = ? ORDER BY created_at DESC, rowid DESC", [SQLValue(userID)]).map {
             Checkout(key: $0.string("key"), userID: userID, orderID: $0["order_id"].int64)
         }
     }
 
     func completeCheckout(_ checkout: Checkout, orderID: Int64, in db: any SQLDatabase) throws {
-        try requireReady()
+        try store.requireReady()
         try db.execute("UPDATE checkouts SET order_id = ? WHERE key = ? AND order_id IS NULL", [SQLValue(orderID), SQLValue(checkout.key)])
         guard db.changes == 1 else { throw CoordError.failed("checkout \(checkout.key) was already paid") }
         let owner = CartOwner.user(checkout.userID).description

@@ -41,34 +41,12 @@ final class ContentStore: ContentManaging {
         ]),
     ]
 
-    private var dependencies = AppDependency()
-    private var ready = false
+    private lazy var store = FeatureStore(feature: "content", migrations: Self.migrations, setUp: { [unowned self] in try seedIfEmpty($0) })
+    private var dependencies: AppDependency { store.dependencies }
 
-    /// Called on every dependency rebuild with what the host provides.
-    /// Also sets up and seeds the table as soon as the data store is there: other features
-    /// read products inside their own transactions, where no migration can run. A failure
-    /// here is reported by the first command that needs the catalog.
+    /// Called on every dependency rebuild (see `FeatureStore.attach`).
     func attach(_ dependencies: AppDependency) {
-        self.dependencies = dependencies
-        if !ready { _ = try? data() }
-    }
-
-    /// For the methods other features call inside their transactions, where the tables can
-    /// no longer be created.
-    private func requireReady() throws {
-        guard ready else { throw CoordError.failed("content: its tables are not set up; 'content list' shows why") }
-    }
-
-    private func data() throws -> any DataManaging {
-        guard let data = dependencies[Services.data] else {
-            throw CoordError.failed("content: no data store is available")
-        }
-        if !ready {
-            try data.migrate(feature: "content", Self.migrations)
-            try seedIfEmpty(data)
-            ready = true
-        }
-        return data
+        store.attach(dependencies)
     }
 
     /// Fills an empty catalog from the configured file, all in one transaction.
@@ -112,16 +90,16 @@ final class ContentStore: ContentManaging {
     }
 
     func product(id: Int) throws -> Product? {
-        try data().read { try product(id: id, in: $0) }
+        try store.data().read { try product(id: id, in: $0) }
     }
 
     func product(id: Int, in db: any SQLDatabase) throws -> Product? {
-        try requireReady()
+        try store.requireReady()
         return try db.row("SELECT * FROM products WHERE id = ?", [SQLValue(id)]).map(Self.product)
     }
 
     func products(category: String?) throws -> [Product] {
-        try data().read { db in
+        try store.data().read { db in
             if let category {
                 return try db.rows("SELECT * FROM products WHERE category = ? COLLATE NOCASE ORDER BY id", [SQLValue(category)]).map(Self.product)
             }
@@ -140,11 +118,11 @@ final class ContentStore: ContentManaging {
             arguments += [SQLValue(pattern), SQLValue(pattern), SQLValue(pattern)]
         }
         let sql = "SELECT * FROM products WHERE \(clauses.joined(separator: " AND ")) ORDER BY id"
-        return try data().read { try $0.rows(sql, arguments).map(Self.product) }
+        return try store.data().read { try $0.rows(sql, arguments).map(Self.product) }
     }
 
     func categories() throws -> [(name: String, count: Int)] {
-        try data().read { db in
+        try store.data().read { db in
             try db.rows("SELECT category, count(*) AS n FROM products GROUP BY category ORDER BY category", []).map {
                 ($0.string("category"), $0.int("n"))
             }

@@ -51,24 +51,12 @@ final class PaymentService: PaymentManaging {
         ]),
     ]
 
-    private var dependencies = AppDependency()
-    private var ready = false
+    private lazy var store = FeatureStore(feature: "payment", migrations: Self.migrations)
+    private var dependencies: AppDependency { store.dependencies }
 
-    /// Called on every dependency rebuild. Sets up the tables as soon as the data store is
-    /// there, because other features use them inside their own transactions (where no
-    /// migration can run); a failure here is reported by the first command that needs them.
+    /// Called on every dependency rebuild (see `FeatureStore.attach`).
     func attach(_ dependencies: AppDependency) {
-        self.dependencies = dependencies
-        if !ready { _ = try? data() }
-    }
-
-    private func data() throws -> any DataManaging {
-        guard let data = dependencies[Services.data] else { throw CoordError.failed("payment: no data store is available") }
-        if !ready {
-            try data.migrate(feature: "payment", Self.migrations)
-            ready = true
-        }
-        return data
+        store.attach(dependencies)
     }
 
     func pay(cardNumber: String, user: UserAccount) throws -> Int64 {
@@ -81,7 +69,7 @@ final class PaymentService: PaymentManaging {
         guard let carts = dependencies[Services.carts] else {
             throw CoordError.failed("payment pay: paying needs the cart, and no loaded plugin provides 'carts'")
         }
-        return try data().write { db in
+        return try store.data().write { db in
             guard let checkout = try carts.latestCheckout(for: user.id, in: db) else {
                 throw CoordError.failed("payment pay: nothing to pay; 'cart checkout' first")
             }
@@ -115,7 +103,7 @@ final class PaymentService: PaymentManaging {
     }
 
     func receipt(orderID: Int64, user: UserAccount) throws -> Receipt {
-        try data().read { db in
+        try store.data().read { db in
             guard let order = try db.row(
                 """
                 SELECT o.*, p.card_brand, p.card_last4, p.paid_at FROM orders o JOIN payments p ON p.order_id = o.id
@@ -138,7 +126,7 @@ final class PaymentService: PaymentManaging {
     }
 
     func orders(user: UserAccount) throws -> [(orderID: Int64, total: Money, paidAt: String)] {
-        try data().read { db in
+        try store.data().read { db in
             try db.rows(
                 "SELECT o.id, o.total, o.currency, p.paid_at FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.user_id = ? ORDER BY o.id",
                 [SQLValue(user.id)]

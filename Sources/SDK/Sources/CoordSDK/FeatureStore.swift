@@ -1,0 +1,51 @@
+/// A feature's hold on the app's data store: the services it was last given, its own
+/// migrations, and whether its tables are set up.
+///
+/// Every feature with tables needs the same three things, so they live here once: set the
+/// tables up as soon as the data store arrives (other features read them inside their own
+/// transactions, where no migration can run), retry on the next use if that failed (a locked
+/// database), and refuse those in-transaction reads with one line while the tables are missing.
+@MainActor
+public final class FeatureStore {
+    public let feature: String
+    private let migrations: [Migration]
+    private let setUp: (@MainActor (any DataManaging) throws -> Void)?
+    /// The services as of the last dependency rebuild.
+    public private(set) var dependencies = AppDependency()
+    public private(set) var isReady = false
+
+    /// - Parameter setUp: runs once after the migrations (say, seeding an empty table).
+    public init(feature: String, migrations: [Migration], setUp: (@MainActor (any DataManaging) throws -> Void)? = nil) {
+        self.feature = feature
+        self.migrations = migrations
+        self.setUp = setUp
+    }
+
+    /// Call from the feature's `ServiceProvision`: keeps the services and sets the tables up
+    /// when it can; a failure is reported later by the first command that needs them.
+    public func attach(_ dependencies: AppDependency) {
+        self.dependencies = dependencies
+        if !isReady { _ = try? data() }
+    }
+
+    /// The data store, with this feature's tables set up.
+    public func data() throws -> any DataManaging {
+        guard let data = dependencies[Services.data] else {
+            throw CoordError.failed("\(feature): no data store is available")
+        }
+        if !isReady {
+            try data.migrate(feature: feature, migrations)
+            try setUp?(data)
+            isReady = true
+        }
+        return data
+    }
+
+    /// For methods other features call inside their transactions, where tables can no longer
+    /// be created.
+    public func requireReady() throws {
+        guard isReady else {
+            throw CoordError.failed("\(feature): its tables are not set up; '\(feature)' commands show why")
+        }
+    }
+}
