@@ -28,14 +28,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
-        .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
         // Line editing, history and completion from libedit (BSD), not GNU readline.
         .target(name: "CLineEdit", linkerSettings: [.linkedLibrary("edit")]),
-        .target(name: "CoordRuntime", dependencies: [sdk, "CLibFFI", "TOMLKit"]),
+        .target(name: "CoordRuntime", dependencies: [
+            sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"),
+            "TOMLKit", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The data manager: the one image that links GRDB. Plugins reach SQLite only through
         // the SDK's DataManaging, so no GRDB type ever crosses the dlopen boundary.
         .target(name: "CoordData", dependencies: [sdk, .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "CoordShell", dependencies: [sdk, "CoordRuntime", "CoordData", "CLineEdit"]),
+        .target(name: "CoordShell", dependencies: [
+            sdk, "CoordRuntime", "CoordData", "CLineEdit", .product(name: "CoordContract", package: "SDK"),
+        ]),
         .executableTarget(
             name: "coordsh",
             dependencies: ["CoordShell", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

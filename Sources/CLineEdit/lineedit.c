@@ -73,7 +73,7 @@ static void on_line(char *line) {
     rl_callback_handler_remove();
 }
 
-char *coordsh_edit_readline(const char *prompt, int *interrupted) {
+char *coordsh_edit_readline(const char *prompt, int *interrupted, int watch_fd, coordsh_watch_t on_watch) {
     struct sigaction action, previous;
     memset(&action, 0, sizeof action);
     action.sa_handler = on_sigint;
@@ -96,7 +96,8 @@ char *coordsh_edit_readline(const char *prompt, int *interrupted) {
         fd_set fds;
         FD_ZERO(&fds);
         FD_SET(fd, &fds);
-        int ready = select(fd + 1, &fds, NULL, NULL, NULL);
+        if (watch_fd >= 0) FD_SET(watch_fd, &fds);
+        int ready = select((watch_fd > fd ? watch_fd : fd) + 1, &fds, NULL, NULL, NULL);
         if (got_sigint) {
             got_sigint = 0;
             rl_replace_line("", 0);
@@ -110,6 +111,13 @@ char *coordsh_edit_readline(const char *prompt, int *interrupted) {
             if (errno == EINTR) continue;
             rl_callback_handler_remove();
             break;
+        }
+        if (watch_fd >= 0 && FD_ISSET(watch_fd, &fds)) {
+            if (on_watch()) {
+                fflush(stdout);
+                rl_forced_update_display();
+            }
+            if (!FD_ISSET(fd, &fds)) continue;
         }
         rl_callback_read_char();
     }

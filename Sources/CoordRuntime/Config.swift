@@ -20,6 +20,12 @@ public struct Config: Sendable, Equatable {
     /// own them; the host does not interpret them.
     public var featureSettings: [String: String] = [:]
 
+    /// SHA-256 hashes of the only plugin files that may load (`[plugins] allow`); nil when
+    /// the key is absent, so that any plugin that passes the other checks loads.
+    public var pluginAllowList: Set<String>?
+    /// Seconds a vetting child may take before the plugin counts as hung (`[plugins] vet_timeout`).
+    public var vetTimeout: Double = 10
+
     /// The interactive history file (`[shell] history`); nil for the default,
     /// `$XDG_STATE_HOME/coordsh/history`.
     public var historyPath: String?
@@ -60,6 +66,20 @@ public struct Config: Sendable, Equatable {
                     throw ConfigError("config \(path): plugins.dirs must be an array of strings")
                 }
                 config.pluginDirectories = array.compactMap(\.string)
+            }
+            if let allow = pluginTable["allow"] {
+                let hashes = allow.array?.compactMap { $0.string?.lowercased() } ?? []
+                guard let array = allow.array, hashes.count == array.count,
+                      hashes.allSatisfy({ $0.count == 64 && $0.allSatisfy(\.isHexDigit) }) else {
+                    throw ConfigError("config \(path): plugins.allow must be an array of SHA-256 hashes (64 hex digits each)")
+                }
+                config.pluginAllowList = Set(hashes)
+            }
+            if let value = pluginTable["vet_timeout"] {
+                guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {
+                    throw ConfigError("config \(path): plugins.vet_timeout must be a positive number of seconds")
+                }
+                config.vetTimeout = seconds
             }
         }
         if let shell = table["shell"] {
@@ -108,6 +128,11 @@ public struct Config: Sendable, Equatable {
         return Config.expand(databasePath, configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment)
     }
 
+    /// Where vetting verdicts are cached: `$XDG_CACHE_HOME/coordsh/plugin-verdicts.json`.
+    public func expandedVerdictCachePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        Config.expand("$XDG_CACHE_HOME/coordsh/plugin-verdicts.json", configDirectory: nil, environment: environment)
+    }
+
     /// The user's data folder: `$XDG_DATA_HOME/coordsh`.
     public func expandedDataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         Config.expand("$XDG_DATA_HOME/coordsh", configDirectory: nil, environment: environment)
@@ -128,6 +153,8 @@ public struct Config: Sendable, Equatable {
         result = result.replacingOccurrences(of: "$XDG_DATA_HOME", with: dataHome)
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
         result = result.replacingOccurrences(of: "$XDG_STATE_HOME", with: stateHome)
+        let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.cache"
+        result = result.replacingOccurrences(of: "$XDG_CACHE_HOME", with: cacheHome)
         return result
     }
 

@@ -1,4 +1,4 @@
-import CCoordABI
+import CoordLoading
 import CoordSDK
 import Foundation
 
@@ -6,25 +6,57 @@ import Foundation
 public struct LoadedPlugin: Sendable, Equatable {
     public let origin: PluginOrigin
     public let features: [String]
+    /// True when a child process vetted it during this run, false when its verdict came from
+    /// the cache (or vetting is off).
+    public let vettedNow: Bool
 }
 
-/// Finds plugin files, opens them with `dlopen`, calls their entry through libffi, checks the
-/// descriptor and lets the plugin register into the app.
+/// Finds plugin files, checks who may have written them, vets new or changed ones in a child
+/// process (caching the verdict), then opens them with `dlopen`, runs the handshake and lets
+/// them register into the app.
 ///
-/// Nothing it loads is ever `dlclose`d: the Swift runtime keeps pointers into every image that
-/// registered types or conformances, so unloading one would leave them dangling. "Unloading" a
-/// plugin means stopping and deregistering it; a changed `.so` needs a restart.
+/// Every file is opened once and everything — ownership, hash, the vetting child, dlopen —
+/// uses that descriptor, so the file cannot be swapped in between. Nothing it loads is ever
+/// `dlclose`d: the Swift runtime keeps pointers into every image that registered types, so
+/// "unloading" means deregistering and a changed `.so` needs a restart.
 @MainActor
 public final class PluginLoader {
     public let app: AppCoordinator
     public private(set) var loaded: [LoadedPlugin] = []
+    /// The files refused so far (the latest reason per file).
     public private(set) var refused: [PluginRefusal] = []
-    private var loadedFiles: [String: String] = [:]  // real path → plugin name
-    private let caller: EntryCaller
+    /// Who may supply plugins.
+    public var policy = PluginPolicy()
+    /// Runs the vetting children; nil loads in process without vetting (the vetting child
+    /// itself, and in-process tests of the loader).
+    public var vetting: ContractRunner?
+    /// Verdicts of files vetted before.
+    public var cache: VerdictCache?
+    /// The folders `loadAll` scanned, for `rescan` and the watcher.
+    public private(set) var directories: [String] = []
+    /// Files (real paths) and plugin names to pass over without a word: the contract suite
+    /// loads the installed plugins next to the one it checks, but not another copy of it.
+    public var excludedPaths: Set<String> = []
+    public var excludedNames: Set<String> = []
+    /// Child processes started so far, for `plugins --json` and tests.
+    public private(set) var vettingChildren = 0
 
-    public init(app: AppCoordinator) throws(LoaderError) {
+    /// What the loader last saw of each file it loaded or refused, so that a rescan only
+    /// reports what changed.
+    private struct Seen: Equatable {
+        let size: Int64, modified: Int64, changed: Int64, inode: UInt64
+        init(_ file: PluginFile) {
+            size = file.size
+            modified = file.modificationTime
+            changed = file.changeTime
+            inode = file.inode
+        }
+    }
+    private var loadedFiles: [String: (name: String, seen: Seen)] = [:]
+    private var refusedFiles: [String: Seen] = [:]
+
+    public init(app: AppCoordinator) {
         self.app = app
-        self.caller = try EntryCaller()
     }
 
     /// The `.so` files directly inside `directory`, sorted by name so that load order (and so
@@ -34,141 +66,181 @@ public final class PluginLoader {
         return names.filter { $0.hasSuffix(".so") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
     }
 
-    /// Loads every candidate in `directories`, in order. Refusals are collected in `refused`
-    /// and returned; the rest are loaded.
+    /// Loads every candidate in `directories`, in order, and remembers the folders for
+    /// `rescan`. Returns the refusals.
     @discardableResult
     public func loadAll(from directories: [String]) -> [PluginRefusal] {
+        for directory in directories where !self.directories.contains(directory) { self.directories.append(directory) }
+        return loadBatch(directories.flatMap(Self.candidates), explicit: false).refused
+    }
+
+    /// Looks at every folder again and loads what is new or changed; files already loaded or
+    /// refused and unchanged are skipped without a word.
+    public func rescan() -> (loaded: [LoadedPlugin], refused: [PluginRefusal]) {
+        loadBatch(directories.flatMap(Self.candidates), explicit: false)
+    }
+
+    /// Loads one plugin file, or throws why not. An explicit load retries a refused file.
+    @discardableResult
+    public func load(_ path: String) throws(PluginRefusal) -> LoadedPlugin {
+        let outcome = loadBatch([path], explicit: true)
+        if let refusal = outcome.refused.first { throw refusal }
+        guard let plugin = outcome.loaded.first else {
+            throw PluginRefusal(path: path, kind: .notAFile, reason: "not a plugin (a library the host itself uses)")
+        }
+        return plugin
+    }
+
+    // MARK: The pipeline
+
+    private struct Candidate {
+        let file: PluginFile
+        var sha256: String?
+        var verdict: PluginVerdict?
+        var vettedNow = false
+    }
+
+    private func loadBatch(_ paths: [String], explicit: Bool) -> (loaded: [LoadedPlugin], refused: [PluginRefusal]) {
+        var candidates: [Candidate] = []
         var refusals: [PluginRefusal] = []
-        for directory in directories {
-            for path in Self.candidates(in: directory) {
-                if isHostLibrary(path) { continue }
-                do {
-                    try load(path)
-                } catch {
-                    refusals.append(error)
-                }
+        var plugins: [LoadedPlugin] = []
+        func refuse(_ refusal: PluginRefusal, _ file: PluginFile?) {
+            refusals.append(refusal)
+            refused.removeAll { $0.path == refusal.path }
+            refused.append(refusal)
+            if let file { refusedFiles[file.realPath] = Seen(file) }
+        }
+        for path in paths where !isHostLibrary(path) {
+            let file: PluginFile
+            do {
+                file = try PluginFile(path: path)
+            } catch {
+                if explicit || !sameRefusal(error) { refuse(error, nil) }
+                continue
+            }
+            if !explicit, refusedFiles[file.realPath] == Seen(file) { continue }
+            if excludedPaths.contains(file.realPath) { continue }
+            do {
+                guard let candidate = try prepare(file, explicit: explicit) else { continue }
+                candidates.append(candidate)
+            } catch {
+                refuse(error, file)
             }
         }
-        return refusals
+        vet(&candidates)
+        for candidate in candidates {
+            if let name = candidate.verdict?.name, excludedNames.contains(name) { continue }
+            do {
+                plugins.append(try commit(candidate))
+            } catch {
+                refuse(error, candidate.file)
+            }
+        }
+        cache?.save()
+        return (plugins, refusals)
+    }
+
+    /// A file the scan refused before it could be opened (say, a text file whose bytes have
+    /// not changed) is only reported once.
+    private func sameRefusal(_ refusal: PluginRefusal) -> Bool {
+        refused.contains(refusal)
+    }
+
+    /// Ownership, allow-list and cache; nil when the file is loaded and unchanged.
+    private func prepare(_ file: PluginFile, explicit: Bool) throws(PluginRefusal) -> Candidate? {
+        if let known = loadedFiles[file.realPath] {
+            if known.seen == Seen(file) {
+                if !explicit { return nil }
+                throw PluginRefusal(path: file.path, kind: .alreadyLoaded, reason: "already loaded as plugin '\(known.name)'")
+            }
+            throw PluginRefusal(
+                path: file.path, kind: .needsRestart,
+                reason: "changed since plugin '\(known.name)' was loaded from it; restart coordsh to load the new version (Swift images are never unloaded)")
+        }
+        try policy.checkOwnership(file)
+        var candidate = Candidate(file: file)
+        if policy.allowList != nil {
+            let sha256 = PluginPolicy.sha256(of: file)
+            try policy.checkAllowed(file, sha256: sha256)
+            candidate.sha256 = sha256
+        }
+        if let (verdict, sha256) = cache?.lookup(file, sha256: candidate.sha256) {
+            candidate.verdict = verdict
+            candidate.sha256 = sha256
+        }
+        return candidate
+    }
+
+    /// Vets, in child processes and all at once, every candidate without a cached verdict.
+    private func vet(_ candidates: inout [Candidate]) {
+        guard let vetting else { return }
+        let pending = candidates.indices.filter { candidates[$0].verdict == nil }
+        guard !pending.isEmpty else { return }
+        // A few at a time: each child is a whole coordsh process.
+        for batch in stride(from: 0, to: pending.count, by: 8).map({ Array(pending[$0..<min($0 + 8, pending.count)]) }) {
+            let verdicts = vetting.vet(batch.map { candidates[$0].file })
+            vettingChildren += batch.count
+            for (index, verdict) in zip(batch, verdicts) {
+                let sha256 = candidates[index].sha256 ?? PluginPolicy.sha256(of: candidates[index].file)
+                candidates[index].verdict = verdict
+                candidates[index].sha256 = sha256
+                candidates[index].vettedNow = true
+                cache?.store(candidates[index].file, sha256: sha256, verdict: verdict)
+            }
+        }
+    }
+
+    /// Loads a vetted (or, without vetting, any) candidate into this process and registers it.
+    private func commit(_ candidate: Candidate) throws(PluginRefusal) -> LoadedPlugin {
+        let file = candidate.file
+        func refuse(_ kind: PluginRefusal.Kind, _ reason: String) -> PluginRefusal {
+            PluginRefusal(path: file.path, kind: kind, reason: reason)
+        }
+        if let verdict = candidate.verdict {
+            if let kind = verdict.refusal { throw refuse(kind, verdict.reason ?? kind.rawValue) }
+            // Known before anything is mapped: a second copy or a new version of a loaded
+            // plugin must not be dlopened next to it.
+            if let name = verdict.name { try checkNotLoaded(name, version: verdict.version ?? "?", file: file) }
+        }
+        let (image, name, version) = try PluginImage.load(file)
+        try checkNotLoaded(name, version: version, file: file)
+        let definitions = try image.register()
+        let unmet = app.unmetNeeds(of: definitions)
+        guard unmet.isEmpty else {
+            throw refuse(.unmetDependency, "needs \(unmet.map { "'\($0.name)'" }.joined(separator: ", ")), which neither the host nor any loaded plugin provides")
+        }
+        let origin = PluginOrigin(name: name, version: version, path: file.path)
+        do {
+            try app.register(definitions, origin: origin)
+        } catch {
+            throw refuse(error.message.hasPrefix("duplicate") ? .duplicate : .registration, error.message)
+        }
+        loadedFiles[file.realPath] = (name, Seen(file))
+        refusedFiles[file.realPath] = nil
+        refused.removeAll { $0.path == file.path }
+        let plugin = LoadedPlugin(origin: origin, features: definitions.map(\.name), vettedNow: candidate.vettedNow)
+        loaded.append(plugin)
+        return plugin
+    }
+
+    private func checkNotLoaded(_ name: String, version: String, file: PluginFile) throws(PluginRefusal) {
+        guard let other = loaded.first(where: { $0.origin.name == name }) else { return }
+        if other.origin.version == version {
+            throw PluginRefusal(path: file.path, kind: .duplicate, reason: "duplicate plugin name '\(name)': already loaded from \(other.origin.path)")
+        }
+        throw PluginRefusal(
+            path: file.path, kind: .needsRestart,
+            reason: "is version \(version) of plugin '\(name)', whose version \(other.origin.version) is loaded from \(other.origin.path); restart coordsh to load the new version (Swift images are never unloaded)")
     }
 
     /// A library the process already has that is no plugin (the SDK itself, which sits in
-    /// the executable's folder during development) is not a candidate. Plugins that another
-    /// loader already opened still are: they have the entry symbol.
+    /// the executable's folder during development) is not a candidate.
     private func isHostLibrary(_ path: String) -> Bool {
-        let real = Self.realPath(path)
-        if loadedFiles[real] != nil { return false }
+        guard let real = realpath(path, nil) else { return false }
+        defer { free(real) }
+        if loadedFiles[String(cString: real)] != nil { return false }
         // RTLD_NOLOAD only returns a handle for an image that is already mapped; never closed.
         guard let handle = dlopen(real, RTLD_NOW | RTLD_NOLOAD) else { return false }
         return dlsym(handle, PluginABI.entrySymbol) == nil
     }
-
-    /// Loads one plugin file, or throws why not. The refusal is also recorded in `refused`.
-    @discardableResult
-    public func load(_ path: String) throws(PluginRefusal) -> LoadedPlugin {
-        do {
-            let plugin = try open(path)
-            loaded.append(plugin)
-            return plugin
-        } catch {
-            refused.append(error)
-            throw error
-        }
-    }
-
-    private func open(_ path: String) throws(PluginRefusal) -> LoadedPlugin {
-        func refuse(_ kind: PluginRefusal.Kind, _ reason: String) -> PluginRefusal {
-            PluginRefusal(path: path, kind: kind, reason: reason)
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw refuse(.notAFile, "no such file")
-        }
-        let real = Self.realPath(path)
-        if let name = loadedFiles[real] {
-            throw refuse(.alreadyLoaded, "already loaded as plugin '\(name)'; a changed plugin needs a restart (Swift images are never unloaded)")
-        }
-
-        // RTLD_NOW: resolve every symbol now, so a plugin with a missing one fails here with
-        // the linker's reason instead of crashing later in the middle of a command.
-        guard let handle = dlopen(real, RTLD_NOW | RTLD_LOCAL) else {
-            throw refuse(.notSharedObject, "not a loadable shared object (\(Self.dlerrorReason(real)))")
-        }
-        guard let entry = dlsym(handle, PluginABI.entrySymbol) else {
-            throw refuse(.noEntry, "no entry symbol '\(PluginABI.entrySymbol)' (is it a coordsh plugin?)")
-        }
-
-        var descriptor = coordsh_plugin_descriptor()
-        let status = caller.call(entry, &descriptor)
-        guard status == 0 else {
-            let why = descriptor.error.map { String(cString: $0) } ?? "no reason given"
-            throw refuse(.entryFailed, "entry returned \(status): \(why)")
-        }
-        // Magic and ABI version first: if either is off, the rest of the struct may not even
-        // have the layout this host expects, so nothing else is read.
-        guard descriptor.magic == PluginABI.magic else {
-            throw refuse(.badMagic, "bad magic number — host expects \(Self.hex(PluginABI.magic)), plugin has \(Self.hex(descriptor.magic))")
-        }
-        guard descriptor.abi_version == PluginABI.version else {
-            throw refuse(.abiMismatch, "plugin ABI version mismatch — host is \(PluginABI.version), plugin is \(descriptor.abi_version)")
-        }
-        let sdk = descriptor.sdk_version.map { String(cString: $0) } ?? "(none)"
-        guard sdk == CoordSDKVersion.library else {
-            throw refuse(.sdkMismatch, "SDK version mismatch — host has CoordSDK \(CoordSDKVersion.library), plugin was built against \(sdk); rebuild the plugin against this SDK")
-        }
-        let compiler = descriptor.swift_version.map { String(cString: $0) } ?? "(none)"
-        guard compiler == CoordSDKVersion.compiler else {
-            throw refuse(.compilerMismatch, "Swift compiler mismatch — host was built with Swift \(CoordSDKVersion.compiler), plugin with \(compiler); Swift has no stable ABI on Linux, so rebuild the plugin with the host's compiler")
-        }
-        guard let cName = descriptor.name, let cVersion = descriptor.version else {
-            throw refuse(.badDescriptor, "descriptor has no plugin name or version")
-        }
-        let name = String(cString: cName), version = String(cString: cVersion)
-        guard let opaque = descriptor.plugin else {
-            throw refuse(.badDescriptor, "descriptor has no plugin object")
-        }
-        let object = Unmanaged<AnyObject>.fromOpaque(opaque).takeRetainedValue()
-        guard let plugin = object as? CoordPlugin else {
-            throw refuse(.typeIdentity, "its plugin object (\(type(of: object))) is not a CoordSDK.CoordPlugin — was the SDK linked into it statically instead of as libCoordSDK.so?")
-        }
-        if let other = loaded.first(where: { $0.origin.name == name }) {
-            throw refuse(.duplicate, "duplicate plugin name '\(name)': already loaded from \(other.origin.path)")
-        }
-
-        let staging = StagingRegistrar()
-        do {
-            try plugin.register(with: staging)
-        } catch {
-            throw refuse(.registration, "registration failed: \(error)")
-        }
-        let unmet = app.unmetNeeds(of: staging.definitions)
-        guard unmet.isEmpty else {
-            throw refuse(.unmetDependency, "needs \(unmet.map { "'\($0.name)'" }.joined(separator: ", ")), which neither the host nor any loaded plugin provides")
-        }
-        let origin = PluginOrigin(name: name, version: version, path: path)
-        do {
-            try app.register(staging.definitions, origin: origin)
-        } catch {
-            let kind: PluginRefusal.Kind = error.message.hasPrefix("duplicate") ? .duplicate : .registration
-            throw refuse(kind, error.message)
-        }
-        loadedFiles[real] = name
-        return LoadedPlugin(origin: origin, features: staging.definitions.map(\.name))
-    }
-
-    static func realPath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// dlerror's text without the path it repeats.
-    private static func dlerrorReason(_ path: String) -> String {
-        guard let error = dlerror() else { return "unknown dlopen error" }
-        let text = String(cString: error)
-        if text.hasPrefix(path + ": ") { return String(text.dropFirst(path.count + 2)) }
-        return text
-    }
-
-    private static func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16, uppercase: true) }
 }

@@ -12,7 +12,7 @@ struct Builtin {
 
     static let all: [Builtin] = [
         Builtin(name: "help", usage: "help [PREFIX [VERB] | ROUTE]", summary: "list commands, a feature's messages, one message or one page", run: help),
-        Builtin(name: "plugins", usage: "plugins [load PATH]", summary: "list loaded and refused plugins, or load one", run: plugins),
+        Builtin(name: "plugins", usage: "plugins [load PATH | rescan]", summary: "list loaded and refused plugins, load one, or look for new ones", run: plugins),
         Builtin(name: "pages", usage: "pages", summary: "list every registered route with its parameters", run: pages),
         Builtin(name: "open", usage: "open ROUTE", summary: "open a page: feature/page key=value … or coordsh://feature/page?key=value", run: open),
         Builtin(name: "back", usage: "back", summary: "go back to the previous page", run: back),
@@ -128,6 +128,17 @@ struct Builtin {
     }
 
     static func plugins(_ session: Session, _ args: [String]) throws -> CommandResult {
+        if args.first == "rescan" {
+            try noArguments("plugins rescan", Array(args.dropFirst()))
+            let (loaded, refused) = session.loader.rescan()
+            var lines = loaded.map { "loaded plugin \($0.origin.name) \($0.origin.version) from \($0.origin.path)" }
+            lines += refused.map(\.description)
+            if lines.isEmpty { lines = ["no new or changed plugins in \(session.loader.directories.joined(separator: ", "))"] }
+            return CommandResult(lines: lines, json: [
+                "loaded": loaded.map { ["name": $0.origin.name, "version": $0.origin.version, "file": $0.origin.path] },
+                "refused": refused.map { ["file": $0.path, "kind": $0.kind.rawValue, "reason": $0.reason] },
+            ])
+        }
         if args.first == "load" {
             guard args.count == 2 else { throw ShellError("usage: plugins load PATH", code: "usage", status: .usage) }
             do {
@@ -145,12 +156,16 @@ struct Builtin {
                 guard let feature = session.app.features.feature(named: name) else { continue }
                 let pages = feature.pageCases.count
                 lines.append("\(plugin.origin.name) \(plugin.origin.version)  prefix \(feature.definition.prefix)  \(pages) page\(pages == 1 ? "" : "s")  \(plugin.origin.path)")
-                loaded.append(["name": plugin.origin.name, "version": plugin.origin.version, "prefix": feature.definition.prefix, "pages": pages, "file": plugin.origin.path])
+                loaded.append([
+                    "name": plugin.origin.name, "version": plugin.origin.version, "prefix": feature.definition.prefix,
+                    "pages": pages, "file": plugin.origin.path, "vetted": plugin.vettedNow ? "now" : "cached",
+                ])
             }
         }
         if loaded.isEmpty { lines.append("no plugins loaded") }
         for refusal in session.loader.refused { lines.append("refused \(refusal.path): \(refusal.reason)") }
         return CommandResult(lines: lines, json: [
+            "vetting_processes": session.loader.vettingChildren,
             "plugins": loaded,
             "refused": session.loader.refused.map { ["file": $0.path, "kind": $0.kind.rawValue, "reason": $0.reason] },
         ])

@@ -37,9 +37,22 @@ final class LineEditor {
         if let historyPath { _ = coordsh_edit_history_load(historyPath) }
     }
 
+    /// Runs `handler` whenever `descriptor` becomes readable while a line is read; it returns
+    /// whether it printed, so that the prompt is drawn again.
+    func watch(_ descriptor: Int32, _ handler: @escaping @MainActor () -> Bool) {
+        watchDescriptor = descriptor
+        onWatch = handler
+    }
+
+    private var watchDescriptor: Int32 = -1
+    private var onWatch: (@MainActor () -> Bool)?
+
     func read(prompt: String) -> Input {
         var interrupted: Int32 = 0
-        guard let raw = coordsh_edit_readline(prompt, &interrupted) else {
+        let raw = coordsh_edit_readline(prompt, &interrupted, watchDescriptor) {
+            MainActor.assumeIsolated { (LineEditor.active?.onWatch?() ?? false) ? 1 : 0 }
+        }
+        guard let raw else {
             return interrupted != 0 ? .interrupted : .end
         }
         defer { free(raw) }

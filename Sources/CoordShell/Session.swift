@@ -13,9 +13,9 @@ public final class Session {
     private(set) var pendingEvents: [DispatchEvent] = []
     let builtins: [Builtin]
 
-    public init(app: AppCoordinator = AppCoordinator()) throws {
+    public init(app: AppCoordinator = AppCoordinator()) {
         self.app = app
-        self.loader = try PluginLoader(app: app)
+        self.loader = PluginLoader(app: app)
         self.scene = app.makeScene(identifier: "terminal")
         self.builtins = Builtin.all
         app.eventSink = { [unowned self] event in pendingEvents.append(event) }

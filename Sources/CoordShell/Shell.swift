@@ -31,6 +31,8 @@ public final class Shell {
 
     let options: Options
     var session: Session!
+    /// Tells when a plugin file arrives in a plugin folder.
+    var watcher: PluginWatcher?
     let out = Style(fileDescriptor: STDOUT_FILENO)
     let err = Style(fileDescriptor: STDERR_FILENO)
     var config = Config()
@@ -51,7 +53,7 @@ public final class Shell {
             } else {
                 config = Config()
             }
-            session = try Session()
+            session = Session()
         } catch {
             printError("\(error)", code: "config")
             return ShellError.Status.usage.rawValue
@@ -70,7 +72,9 @@ public final class Shell {
         session.app.provide(Services.data, data as any DataManaging)
         session.app.provide(Services.secrets, SecretPrompt(environmentVariable: options.passwordEnvironmentVariable) as any SecretPrompting)
         let directories = config.expandedPluginDirectories() + options.pluginDirectories
+        Self.configure(session.loader, config: config)
         let refusals = session.loader.loadAll(from: directories)
+        watcher = PluginWatcher(directories: session.loader.directories)
         for refusal in refusals {
             printWarning(refusal.description)
         }
@@ -118,6 +122,7 @@ public final class Shell {
         var number = 0
         while !quitRequested, let line = lines.next() {
             number += 1
+            _ = pickUpDroppedPlugins(atPrompt: false)
             if let status = runOne(line, location: source.map { "\($0):\(number): " } ?? "") {
                 if !options.keepGoing { return status }
                 firstFailure = firstFailure ?? status
@@ -132,6 +137,9 @@ public final class Shell {
         if let view = session.currentView, !options.json { printLines(session.render(view)) }
         let history = options.noHistory ? nil : config.expandedHistoryPath()
         let editor = LineEditor(session: session, historyPath: history)
+        if let watcher {
+            editor.watch(watcher.descriptor) { [unowned self] in pickUpDroppedPlugins(atPrompt: true) }
+        }
         while !quitRequested {
             let route = session.currentRoute.map { " \($0)" } ?? ""
             switch editor.read(prompt: "coordsh\(route)> ") {
@@ -146,6 +154,21 @@ public final class Shell {
             }
         }
         return 0
+    }
+
+    /// Loads the plugins that arrived in a plugin folder since the last look, with a note for
+    /// each and a warning for each refusal. Returns whether it printed anything.
+    private func pickUpDroppedPlugins(atPrompt: Bool) -> Bool {
+        guard let watcher, watcher.drain() else { return false }
+        let (loaded, refused) = session.loader.rescan()
+        guard !loaded.isEmpty || !refused.isEmpty else { return false }
+        if atPrompt { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        for plugin in loaded {
+            printLines(["note: loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)"])
+        }
+        for refusal in refused { printWarning(refusal.description) }
+        printEvents(session.drainEvents())
+        return true
     }
 
     /// Runs one line and prints its result; returns the failure status, or nil on success.

@@ -6,15 +6,25 @@
 // metadata and `pluginObject is CoordPlugin` is false across the dlopen boundary. Depending
 // on this product from host, plugins and tests makes every process load exactly one
 // `libCoordSDK.so`, so there is exactly one copy of every shared type.
+//
+// Two more products serve plugin authors without pulling in the host: CoordLoading opens a
+// plugin file and runs the ABI handshake (the host's loader uses the same code), and
+// CoordContract is the plugin contract suite a plugin's own `swift test` can run. Both are
+// linked statically into whoever uses them; they define no type that crosses the boundary.
 import PackageDescription
 
 let package = Package(
     name: "CoordSDK",
     products: [
         .library(name: "CoordSDK", type: .dynamic, targets: ["CoordSDK"]),
+        .library(name: "CoordLoading", targets: ["CoordLoading"]),
+        .library(name: "CoordContract", targets: ["CoordContract"]),
     ],
     targets: [
         .target(name: "CCoordABI"),
         .target(name: "CoordSDK", dependencies: ["CCoordABI"]),
+        .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
+        .target(name: "CoordLoading", dependencies: ["CoordSDK", "CCoordABI", "CLibFFI"]),
+        .target(name: "CoordContract", dependencies: ["CoordSDK", "CoordLoading"]),
     ]
 )

@@ -18,7 +18,7 @@ public final class TestHost {
     public init(plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil) throws {
         directory = try makeTemporaryDirectory("host")
         app = AppCoordinator()
-        loader = try PluginLoader(app: app)
+        loader = PluginLoader(app: app)
         let configFile = BuildProducts.packageRoot + "/config/coordsh.toml"
         let config = try Config.load(from: configFile)
         app.provide(HostEnvironment.key, HostEnvironment(

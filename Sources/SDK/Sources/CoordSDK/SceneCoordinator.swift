@@ -83,6 +83,9 @@ public final class SceneCoordinator: Coordinator {
     public override func childDidStop(_ child: Coordinator) {
         if activeCoordinator === child { activeCoordinator = nil }
         history.removeAll { $0.value === child }
+        // The slot must not keep a stopped coordinator alive (the contract suite checks that
+        // nothing does); the next message or page of its feature starts a fresh one.
+        if let slot = byFeature.firstIndex(where: { $0 === child }) { byFeature[slot] = nil }
     }
 }
 

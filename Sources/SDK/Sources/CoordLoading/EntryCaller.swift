@@ -7,19 +7,23 @@ import CLibFFI
 /// function type would bake the assumed signature into the call site with nothing to check it;
 /// libffi makes the C signature explicit data (`ffi_prep_cif`, once per signature) and the call
 /// itself (`ffi_call`, per plugin) follows the platform's C calling convention exactly.
+@MainActor
 final class EntryCaller {
+    /// The one caller for the ABI version 1 signature; prepared on first use.
+    static let shared: EntryCaller? = EntryCaller()
+
     /// `int32_t entry(coordsh_plugin_descriptor *)` — the ABI version 1 signature.
     private var cif = ffi_cif()
     private let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
 
-    init() throws(LoaderError) {
+    private init?() {
         argumentTypes = .allocate(capacity: 1)
         argumentTypes[0] = coordsh_ffi_type_pointer()
-        let status = ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, coordsh_ffi_type_sint32(), argumentTypes)
-        guard status == FFI_OK else { throw LoaderError("libffi could not prepare the entry signature (status \(status.rawValue))") }
+        guard ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, coordsh_ffi_type_sint32(), argumentTypes) == FFI_OK else {
+            argumentTypes.deallocate()
+            return nil
+        }
     }
-
-    deinit { argumentTypes.deallocate() }
 
     /// Calls `entry(descriptor)` and returns its `int32_t` result.
     func call(_ entry: UnsafeMutableRawPointer, _ descriptor: UnsafeMutablePointer<coordsh_plugin_descriptor>) -> Int32 {
@@ -35,10 +39,4 @@ final class EntryCaller {
         }
         return Int32(truncatingIfNeeded: result)
     }
-}
-
-/// A loader failure that is not about one plugin file.
-public struct LoaderError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
 }

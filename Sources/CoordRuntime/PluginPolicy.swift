@@ -1,0 +1,71 @@
+import CoordLoading
+import Crypto
+import Foundation
+
+/// Who may supply code to this process. A plugin runs with the user's rights, so, as sudo
+/// does for its own plugins, a plugin file and its folder must be owned by the user or by
+/// root and writable by nobody else; and if the configuration lists SHA-256 hashes, only a
+/// file with one of them is loaded.
+public struct PluginPolicy: Sendable {
+    /// Lower-case hex SHA-256 hashes of the plugins that may load, or nil to allow any
+    /// (`[plugins] allow` in the config).
+    public var allowList: Set<String>?
+    /// The config file to name in the allow-list refusal.
+    public var configFile: String?
+
+    public init(allowList: Set<String>? = nil, configFile: String? = nil) {
+        self.allowList = allowList
+        self.configFile = configFile
+    }
+
+    /// Refuses a file or folder that someone other than the user or root could change.
+    func checkOwnership(_ file: PluginFile) throws(PluginRefusal) {
+        try check(owner: file.owner, mode: file.mode, what: "it", path: file.path, file: file)
+        var folders = [(file.realPath as NSString).deletingLastPathComponent]
+        let given = ((file.path as NSString).deletingLastPathComponent as NSString).standardizingPath
+        if !given.isEmpty, !folders.contains(given) { folders.append(given) }
+        for folder in folders {
+            var info = stat()
+            guard stat(folder.isEmpty ? "." : folder, &info) == 0 else { continue }
+            try check(owner: info.st_uid, mode: info.st_mode, what: "its folder \(folder)", path: folder, file: file)
+        }
+    }
+
+    private func check(owner: UInt32, mode: UInt32, what: String, path: String, file: PluginFile) throws(PluginRefusal) {
+        let user = getuid()
+        guard owner == user || owner == 0 else {
+            throw PluginRefusal(
+                path: file.path, kind: .wrongOwner,
+                reason: "\(what) is owned by \(Self.userName(owner)), not by you (\(Self.userName(user))) or root; a plugin runs with your rights, so nobody else may own it")
+        }
+        let writable = mode & (S_IWGRP | S_IWOTH)
+        guard writable == 0 else {
+            let who = writable == S_IWOTH ? "others" : writable == S_IWGRP ? "its group" : "group and others"
+            throw PluginRefusal(
+                path: file.path, kind: .insecurePermissions,
+                reason: "\(what) is writable by \(who) (mode \(String(mode & 0o777, radix: 8))), so someone else could replace the code you run; fix with: chmod go-w \(path)")
+        }
+    }
+
+    /// Refuses a file whose hash is not on the allow-list, naming the hash so that the user
+    /// can add it.
+    func checkAllowed(_ file: PluginFile, sha256: String) throws(PluginRefusal) {
+        guard let allowList, !allowList.contains(sha256) else { return }
+        let config = configFile.map { " in \($0)" } ?? ""
+        throw PluginRefusal(
+            path: file.path, kind: .notAllowed,
+            reason: "not on the allow-list: sha256 \(sha256); if you trust it, add \"\(sha256)\" to [plugins] allow\(config)")
+    }
+
+    /// The SHA-256 of the open file, in lower-case hex.
+    static func sha256(of file: PluginFile) -> String {
+        var hasher = SHA256()
+        file.forEachChunk { hasher.update(bufferPointer: $0) }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func userName(_ uid: UInt32) -> String {
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
+        return "\(String(cString: name)) (uid \(uid))"
+    }
+}

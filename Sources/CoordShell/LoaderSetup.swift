@@ -1,0 +1,17 @@
+import CoordRuntime
+import Foundation
+
+extension Shell {
+    /// The loader as the configuration wants it: the allow-list, vetting new or changed
+    /// plugins in children of this very binary, and the verdict cache.
+    static func configure(_ loader: PluginLoader, config: Config) {
+        loader.policy = PluginPolicy(allowList: config.pluginAllowList, configFile: config.source)
+        loader.vetting = ContractRunner(executable: Shell.executablePath, timeout: config.vetTimeout)
+        loader.cache = VerdictCache(path: config.expandedVerdictCachePath())
+    }
+
+    /// This process's executable, which also runs the vetting and contract children.
+    static var executablePath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+}

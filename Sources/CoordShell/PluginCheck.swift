@@ -1,0 +1,145 @@
+import CoordContract
+import CoordData
+import CoordLoading
+import CoordRuntime
+import CoordSDK
+import Foundation
+
+/// `coordsh plugin check PATH`: the contract suite against one plugin, run in child
+/// processes of this binary so that a crash or a hang is a failed check, not a dead shell.
+@MainActor
+public enum PluginCheck {
+    public struct Options: Sendable {
+        public var path = ""
+        public var json = false
+        /// Check the plugin with no other plugin loaded (its dependencies are then only the
+        /// host's services).
+        public var alone = false
+        public var configPath: String?
+        public var pluginDirectories: [String] = []
+        public var timeout: Double = 10
+        public init() {}
+    }
+
+    /// Runs the suite; exit status 0 when every check passed, 1 otherwise, 2 for bad usage.
+    public static func run(_ options: Options) -> Int32 {
+        guard FileManager.default.fileExists(atPath: options.path) else {
+            FileHandle.standardError.write(Data("coordsh: error: no such file: \(options.path)\n".utf8))
+            return ShellError.Status.usage.rawValue
+        }
+        var extra: [String] = []
+        if options.alone { extra.append("--alone") }
+        if let config = options.configPath { extra += ["--config", config] }
+        for directory in options.pluginDirectories { extra += ["--plugin-dir", directory] }
+        let runner = ContractRunner(executable: Shell.executablePath, timeout: options.timeout)
+        let results = runner.check(options.path, extraArguments: extra) { result in
+            if !options.json { FileHandle.standardOutput.write(Data((result.description + "\n").utf8)) }
+        }
+        let passed = results.filter(\.passed).count, failed = results.count - passed
+        if options.json {
+            let document: [String: Any] = [
+                "plugin": options.path, "passed": passed, "failed": failed, "ok": failed == 0,
+                "checks": results.map(\.jsonObject),
+            ]
+            if let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) {
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
+            }
+        } else {
+            FileHandle.standardOutput.write(Data("\(passed) passed, \(failed) failed\n".utf8))
+        }
+        return failed == 0 ? 0 : ShellError.Status.failure.rawValue
+    }
+}
+
+/// The child side of `plugin check` and of the loader's vetting: runs checks in this process
+/// and prints one JSON line per event (see `ContractRunner`).
+@MainActor
+public enum PluginCheckChild {
+    public struct Options: Sendable {
+        public var path = ""
+        public var from = 0
+        public var only: [String]?
+        public var descriptor: Int32?
+        public var alone = false
+        public var configPath: String?
+        public var pluginDirectories: [String] = []
+        public init() {}
+    }
+
+    public static func run(_ options: Options) -> Int32 {
+        let scratch = NSTemporaryDirectory() + "coordsh-check-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let environment = ContractEnvironment { app, pluginName in
+            try prepare(app, pluginName: pluginName, options: options, scratch: scratch)
+        }
+        let suite: ContractSuite
+        if let descriptor = options.descriptor {
+            do {
+                suite = ContractSuite(file: try PluginFile(inheritedDescriptor: descriptor, path: options.path), environment: environment)
+            } catch {
+                emit(["result": ContractResult(
+                    id: "file", title: ContractSuite.checks[0].title, passed: false, detail: error.reason, refusal: error.kind.rawValue
+                ).jsonObject])
+                return 0
+            }
+        } else {
+            suite = ContractSuite(pluginAt: options.path, environment: environment)
+        }
+        var announced = false
+        for (index, check) in ContractSuite.checks.enumerated() where index >= options.from {
+            if let only = options.only, !only.contains(check.id) { continue }
+            emit(["begin": check.id])
+            let result = suite.run(index)
+            if !announced, let (name, version) = suite.identity {
+                announced = true
+                emit(["plugin": ["name": name, "version": version]])
+            }
+            emit(["result": result.jsonObject])
+        }
+        return 0
+    }
+
+    /// The services a shell would have, on a scratch database, and unless `--alone` the
+    /// installed plugins (vetted and cached like at start-up), except the one under test.
+    private static func prepare(_ app: AppCoordinator, pluginName: String, options: Options, scratch: String) throws {
+        let path = options.configPath ?? ProcessInfo.processInfo.environment["COORDSH_CONFIG"]
+        let config = try path.map { try Config.load(from: $0) } ?? Config()
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        app.provide(HostEnvironment.key, HostEnvironment(dataDirectory: scratch, configFile: config.source, settings: config.featureSettings))
+        let data = SQLiteDataManager(path: scratch + "/contract.sqlite", busyTimeout: 1)
+        try data.open()
+        app.provide(Services.data, data as any DataManaging)
+        app.provide(Services.secrets, NoTerminal() as any SecretPrompting)
+        guard !options.alone else { return }
+        let loader = PluginLoader(app: app)
+        Shell.configure(loader, config: config)
+        if let real = realpath(options.path, nil) {
+            loader.excludedPaths = [String(cString: real)]
+            free(real)
+        }
+        loader.excludedNames = [pluginName]
+        loader.loadAll(from: config.expandedPluginDirectories() + options.pluginDirectories)
+    }
+
+    private static func emit(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}
+
+extension ContractResult {
+    /// The result as the child prints it and `plugin check --json` reports it.
+    var jsonObject: [String: Any] {
+        var entry: [String: Any] = ["id": id, "title": title, "passed": passed, "detail": detail]
+        if let refusal { entry["refusal"] = refusal }
+        return entry
+    }
+}
+
+/// The contract suite has no terminal: a message that asks for a password is refused.
+@MainActor
+final class NoTerminal: SecretPrompting {
+    func secret(_ prompt: String, confirm: Bool) throws -> String {
+        throw CoordError.failed("no terminal to ask for a password (contract suite)")
+    }
+}

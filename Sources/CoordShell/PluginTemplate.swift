@@ -1,0 +1,233 @@
+import Foundation
+
+/// `coordsh plugin new NAME`: a plugin package outside this tree that builds with one
+/// command and passes `coordsh plugin check` unchanged — a coordinator, a Page enum with two
+/// pages, one message, and a test that runs the contract suite.
+public enum PluginTemplate {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The SDK package of the checkout this binary was built from. A plugin must be built
+    /// against exactly this SDK (Swift has no stable ABI on Linux), so the template depends
+    /// on it by path rather than on some published version.
+    public static var defaultSDKPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("SDK").path
+    }
+
+    /// Writes the package into `directory` and returns the files written.
+    public static func create(name: String, in directory: String, sdkPath: String) throws -> [String] {
+        guard let first = name.first, first.isASCII, first.isLowercase,
+              name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }), name != "global" else {
+            throw Failure(description: "plugin name '\(name)' must be lower-case letters and digits, starting with a letter (it is also the message prefix), and not 'global'")
+        }
+        guard FileManager.default.fileExists(atPath: sdkPath + "/Package.swift") else {
+            throw Failure(description: "no coordsh SDK package at \(sdkPath); pass --sdk with the Sources/SDK folder of the coordsh checkout that built this binary")
+        }
+        if let existing = try? FileManager.default.contentsOfDirectory(atPath: directory), !existing.isEmpty {
+            throw Failure(description: "\(directory) already exists and is not empty")
+        }
+        let type = name.prefix(1).uppercased() + name.dropFirst()
+        let module = "\(type)Plugin"
+        let files: [(String, String)] = [
+            ("Package.swift", packageManifest(name: name, module: module, sdkPath: sdkPath)),
+            ("Sources/\(module)/\(module).swift", pluginSource(name: name, type: type)),
+            ("Sources/\(module)/\(type)Page.swift", pageSource(name: name, type: type)),
+            ("Sources/\(module)/\(type)Coordinator.swift", coordinatorSource(name: name, type: type)),
+            ("Sources/\(module)/\(type)View.swift", viewSource(name: name, type: type)),
+            ("Tests/\(module)Tests/ContractTests.swift", testSource(module: module)),
+            ("README.md", readme(name: name, module: module)),
+            (".gitignore", ".build/\nPackage.resolved\n"),
+        ]
+        for (path, text) in files {
+            let full = (directory as NSString).appendingPathComponent(path)
+            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: full, atomically: true, encoding: .utf8)
+        }
+        return files.map(\.0)
+    }
+
+    static func packageManifest(name: String, module: String, sdkPath: String) -> String {
+        """
+        // swift-tools-version:6.0
+        // A coordsh feature plugin. `swift build` makes .build/debug/lib\(module).so; drop it into a
+        // plugin folder (or run `coordsh plugin check` on it).
+        import PackageDescription
+
+        let package = Package(
+            name: "\(name)",
+            products: [
+                // A dynamic library: coordsh loads it with dlopen.
+                .library(name: "\(module)", type: .dynamic, targets: ["\(module)"]),
+            ],
+            dependencies: [
+                // The SDK of the coordsh build that will load this plugin. Same compiler, same SDK
+                // version: Swift has no stable ABI on Linux.
+                .package(path: "\(sdkPath)"),
+            ],
+            targets: [
+                .target(name: "\(module)", dependencies: [.product(name: "CoordSDK", package: "SDK")]),
+                // The test loads the built .so like the shell does, so it does not depend on the
+                // plugin target (that would link a second copy of it into the test).
+                .testTarget(name: "\(module)Tests", dependencies: [.product(name: "CoordContract", package: "SDK")]),
+            ]
+        )
+
+        """
+    }
+
+    static func pluginSource(name: String, type: String) -> String {
+        """
+        import CoordSDK
+
+        /// What the host gets from the entry below: it registers the feature — its name and
+        /// message prefix, its pages, its messages and how to make its coordinator.
+        final class \(type)Plugin: CoordPlugin {
+            @MainActor func register(with registrar: any PluginRegistrar) throws {
+                try registrar.register(FeatureDefinition(
+                    name: "\(name)", prefix: "\(name)", summary: "the \(name) feature",
+                    pages: \(type)Page.self,
+                    messages: [
+                        MessageSpec("show", [Parameter("id", .int, summary: "item number")], summary: "show one item"),
+                    ],
+                    coordinator: { \(type)Coordinator() }))
+            }
+        }
+
+        /// The one C symbol the host looks up. It fills the descriptor (magic, ABI, SDK and compiler
+        /// versions, name, version) and hands over the plugin object.
+        @_cdecl("coordsh_plugin_entry")
+        public func coordshPluginEntry(_ descriptor: UnsafeMutablePointer<coordsh_plugin_descriptor>?) -> Int32 {
+            PluginEntry.fill(descriptor, name: "\(name)", version: "0.1.0") { \(type)Plugin() }
+        }
+
+        """
+    }
+
+    static func pageSource(name: String, type: String) -> String {
+        """
+        import CoordSDK
+
+        /// The screens of the feature. The shell opens them by route: `\(name)/home`, `\(name)/item id=3`.
+        enum \(type)Page: Page {
+            case home
+            case item(id: Int)
+
+            static let feature = "\(name)"
+
+            static let cases: [PageCase] = [
+                PageCase("home", summary: "the list of items") { _ in \(type)Page.home },
+                PageCase("item", [Parameter("id", .int, summary: "item number")], summary: "one item") { arguments in
+                    \(type)Page.item(id: arguments.int("id")!)
+                },
+            ]
+
+            var name: String {
+                switch self {
+                case .home: "home"
+                case .item: "item"
+                }
+            }
+
+            var arguments: Arguments {
+                switch self {
+                case .home: Arguments()
+                case .item(let id): Arguments([("id", .int(id))])
+                }
+            }
+        }
+
+        """
+    }
+
+    static func coordinatorSource(name: String, type: String) -> String {
+        """
+        import CoordSDK
+
+        /// Owns the feature's flow. `\(name) show 3`, typed anywhere, travels up the chain to the root,
+        /// which routes the `\(name)` prefix here.
+        final class \(type)Coordinator: Coordinator {
+            static let show = MessageName("\(name)Show")
+
+            init() {
+                super.init(identifier: \(type)Page.feature)
+                // [unowned self]: the handler must not keep its coordinator alive after stop.
+                handle(Self.show) { [unowned self] message in
+                    try show(\(type)Page.item(id: message.arguments.int("id")!))
+                    return .handled
+                }
+            }
+
+            override func makeView(for page: any Page) throws -> PageView {
+                \(type)View(page: page)
+            }
+        }
+
+        """
+    }
+
+    static func viewSource(name: String, type: String) -> String {
+        """
+        import CoordSDK
+
+        /// Renders a page as text. It never navigates: to go somewhere it sends a message.
+        final class \(type)View: PageView {
+            override func render() -> Rendering {
+                switch page as? \(type)Page {
+                case .item(let id):
+                    Rendering(title: "Item \\(id)", lines: ["This is item \\(id). 'back' returns to the list."], fields: ["id": "\\(id)"])
+                default:
+                    Rendering(title: "\(type)", lines: ["Items 1, 2 and 3. Open one with '\(name) show ID'."])
+                }
+            }
+        }
+
+        """
+    }
+
+    static func testSource(module: String) -> String {
+        """
+        import CoordContract
+        import Foundation
+        import Testing
+
+        /// The coordsh plugin contract, run against the .so that `swift test` built. (In process: a
+        /// crash ends the run. `coordsh plugin check` runs the same suite in a child process.)
+        @Test @MainActor func meetsThePluginContract() throws {
+            let results = ContractSuite(pluginAt: try builtPlugin()).runAll()
+            for result in results where !result.passed { Issue.record("\\(result)") }
+            #expect(results.count == ContractSuite.checks.count)
+        }
+
+        /// The build folder holds the test bundle and lib\(module).so side by side.
+        func builtPlugin() throws -> String {
+            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            var folder = URL(fileURLWithPath: exe).deletingLastPathComponent()
+            while folder.path != "/" {
+                let candidate = folder.appendingPathComponent("lib\(module).so").path
+                if FileManager.default.fileExists(atPath: candidate) { return candidate }
+                folder.deleteLastPathComponent()
+            }
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "lib\(module).so"])
+        }
+
+        """
+    }
+
+    static func readme(name: String, module: String) -> String {
+        """
+        # \(name) — a coordsh plugin
+
+            swift build                                        # makes .build/debug/lib\(module).so
+            coordsh plugin check .build/debug/lib\(module).so  # the contract suite, crash-isolated
+            swift test                                         # the same suite from this package
+            coordsh --plugin-dir .build/debug -c '\(name) show 2'
+
+        Or copy the .so into `~/.local/share/coordsh/plugins/` (mode 644, your own folder): a running
+        shell picks it up. Build it with the same Swift compiler and the same coordsh SDK as the shell
+        that loads it. The coordsh README's plugin author's guide says the rest.
+
+        """
+    }
+}

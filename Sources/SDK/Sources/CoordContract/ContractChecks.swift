@@ -1,0 +1,313 @@
+import CoordLoading
+import CoordSDK
+
+/// The checks themselves. Each returns what it saw, or throws `Failure` with the reason.
+extension ContractSuite {
+    func body(of id: String) -> () throws -> String {
+        switch id {
+        case "file": return checkFile
+        case "entry": return checkEntry
+        case "magic": return { try self.loaded().checkMagic(); return "0x434F4F52" }
+        case "abi-version": return { try self.loaded().checkABIVersion(); return "version \(PluginABI.version)" }
+        case "sdk-version": return { try self.loaded().checkSDKVersion(); return "CoordSDK \(CoordSDKVersion.library)" }
+        case "compiler": return { try self.loaded().checkCompiler(); return "Swift \(CoordSDKVersion.compiler)" }
+        case "identity": return checkIdentity
+        case "type-identity": return checkTypeIdentity
+        case "registers": return checkRegisters
+        case "routes": return checkRoutes
+        case "pages-bare": return { try self.checkPages(in: self.bareApp()) }
+        case "pages-full": return { try self.checkPages(in: self.fullApp()) }
+        case "messages": return checkMessages
+        case "unknown-message": return checkUnknownMessage
+        case "lifecycle": return checkLifecycle
+        case "dependencies": return checkDependencies
+        case "class-identity": return checkClassIdentity
+        default: return { throw Failure("no such check '\(id)'") }
+        }
+    }
+
+    func loaded() throws -> PluginImage {
+        guard let image else { throw Failure("the plugin is not loaded") }
+        return image
+    }
+
+    private func checkFile() throws -> String {
+        let opened = try file ?? PluginFile(path: path)
+        file = opened
+        return "\(opened.size) bytes"
+    }
+
+    private func checkEntry() throws -> String {
+        guard let file else { throw Failure("the file is not open") }
+        image = try PluginImage.open(file)
+        return "returned 0"
+    }
+
+    private func checkIdentity() throws -> String {
+        let (name, version) = try loaded().identity()
+        pluginName = name
+        return "\(name) \(version)"
+    }
+
+    private func checkTypeIdentity() throws -> String {
+        let plugin = try loaded().plugin()
+        return "\(type(of: plugin)) is a CoordSDK.CoordPlugin"
+    }
+
+    private func checkRegisters() throws -> String {
+        let definitions = try loaded().register()
+        guard definitions.count == 1, let only = definitions.first else {
+            throw Failure("registers \(definitions.count) features (\(definitions.map(\.name).joined(separator: ", "))); a plugin registers exactly one", refusal: .registration)
+        }
+        guard only.name == pluginName else {
+            throw Failure("its feature is named '\(only.name)' but its descriptor says '\(pluginName)'", refusal: .registration)
+        }
+        definition = only
+        // Validation (identifiers, reserved `global`, duplicate routes and verbs) is the
+        // registry's; the full app also holds every companion's prefix.
+        _ = try bareApp()
+        _ = try fullApp()
+        return "feature '\(only.name)', prefix '\(only.prefix)', \(only.pageType.cases.count) pages, \(only.messages.count) messages"
+    }
+
+    private func checkRoutes() throws -> String {
+        let app = try bareApp()
+        let feature = try feature(in: app)
+        for pageCase in feature.pageCases {
+            let request = sampleRequest(feature, pageCase, dependencies: app.dependencies)
+            let page: any Page
+            do {
+                page = try app.features.page(for: request)
+            } catch {
+                throw Failure("\(request): \(error.message)")
+            }
+            guard page.name == pageCase.name, type(of: page).feature == feature.name else {
+                throw Failure("\(request) made a page that calls itself \(type(of: page).feature)/\(page.name)")
+            }
+            let text = page.route.description
+            let again: any Page
+            do {
+                again = try app.features.page(for: RouteRequest.parse(text))
+            } catch {
+                throw Failure("the route it printed, '\(text)', does not parse back: \(error)")
+            }
+            guard again.route == page.route else {
+                throw Failure("'\(text)' came back as '\(again.route)'")
+            }
+        }
+        return "\(feature.pageCases.count) pages"
+    }
+
+    private func checkPages(in app: AppCoordinator) throws -> String {
+        let feature = try feature(in: app)
+        var rendered = 0
+        var refusals: [String] = []
+        for pageCase in feature.pageCases {
+            let scene = scene(in: app)
+            let request = sampleRequest(feature, pageCase, dependencies: app.dependencies)
+            do {
+                try scene.display(app.features.page(for: request))
+                guard let view = scene.currentView else { throw Failure("\(request) opened, but no page is showing") }
+                let rendering = view.render()
+                guard !rendering.title.isEmpty else { throw Failure("\(request) renders an empty title") }
+                rendered += 1
+            } catch let failure as Failure {
+                throw failure
+            } catch {
+                // Saying why not is allowed (a missing dependency, a record that is not there).
+                refusals.append("\(request): \(error)")
+            }
+            app.stopChild(scene)
+        }
+        let services = app.dependencies?.entries.map(\.key).filter { $0 != probeKey.key.name } ?? []
+        var detail = "\(rendered) of \(feature.pageCases.count) rendered"
+        if !refusals.isEmpty { detail += "; said why not: " + refusals.joined(separator: "; ") }
+        detail += services.isEmpty ? " (no services)" : " (services: \(services.joined(separator: ", ")))"
+        return detail
+    }
+
+    private func checkMessages() throws -> String {
+        let app = try fullApp()
+        let feature = try feature(in: app)
+        let scene = scene(in: app)
+        defer { app.stopChild(scene) }
+        let probe = try scene.display(ProbePage.home)
+        var outcomes: [String] = []
+        for spec in feature.definition.messages {
+            let name = feature.definition.messageName(spec.verb)
+            var arguments = Arguments()
+            for parameter in spec.arguments where !parameter.isOptional {
+                arguments.set(parameter.name, sampleValue(parameter, feature: feature, dependencies: app.dependencies))
+            }
+            let trace = DispatchTrace(message: name.string)
+            do {
+                let outcome = try probe.send(Message(name, arguments, from: probe), trace: trace)
+                outcomes.append("\(spec.verb): \(outcome == .queued ? "queued" : "handled")")
+            } catch let error as CoordError {
+                switch error {
+                case .unknownVerb, .unknownMessage, .unhandledMessage:
+                    throw Failure("'\(feature.definition.prefix) \(spec.verb)' is declared but nobody handles \(name): \(error.message)")
+                default:
+                    outcomes.append("\(spec.verb): refused (\(error.message))")
+                }
+            } catch {
+                outcomes.append("\(spec.verb): refused (\(error))")
+            }
+        }
+        return outcomes.isEmpty ? "declares no messages" : outcomes.joined(separator: "; ")
+    }
+
+    private func checkUnknownMessage() throws -> String {
+        let app = try bareApp()
+        let feature = try feature(in: app)
+        let scene = scene(in: app)
+        defer { app.stopChild(scene) }
+        let coordinator = scene.coordinator(for: feature)
+        let start: Responder = (try? openFirstPage(feature, in: scene, app: app)) ?? coordinator
+        let name = feature.definition.messageName("contractprobeunknown")
+        let trace = DispatchTrace(message: name.string)
+        do {
+            let outcome = try start.send(Message(name, from: start), trace: trace)
+            throw Failure("\(name) was \(outcome == .queued ? "queued" : "handled") at \(trace.hops.last?.level ?? "?"); an unknown message must reach the root and be reported")
+        } catch let error as CoordError {
+            guard trace.hops.contains(where: { $0.level == "app" }) else {
+                throw Failure("\(name) stopped at \(trace.hops.last?.level ?? "the start") (\(error.message)) instead of reaching the root")
+            }
+            return trace.hops.map(\.level).joined(separator: " → ")
+        }
+    }
+
+    private func checkLifecycle() throws -> String {
+        let app = try fullApp()
+        let feature = try feature(in: app)
+        let scene = scene(in: app)
+        defer { app.stopChild(scene) }
+        var watched: [(name: String, object: Weak)] = []
+        var leftover = ""
+        var started = 0
+        // In a function of its own, so that no strong reference outlives it here.
+        func startAndStop() {
+            let coordinator = scene.coordinator(for: feature)
+            for pageCase in feature.pageCases {
+                let request = sampleRequest(feature, pageCase, dependencies: app.dependencies)
+                _ = try? scene.display(app.features.page(for: request))
+            }
+            coordinator.walk { node, _ in
+                watched.append(("\(type(of: node)) '\(node.identifier)'", Weak(node)))
+                for view in node.viewStack { watched.append(("page view \(view.page.route)", Weak(view))) }
+            }
+            started = watched.count
+            scene.stopChild(coordinator)
+            if !coordinator.children.isEmpty {
+                leftover = "after stop it still has children: \(coordinator.children.map(\.identifier).joined(separator: ", "))"
+            } else if !coordinator.viewStack.isEmpty {
+                leftover = "after stop it still has \(coordinator.viewStack.count) page views"
+            }
+        }
+        startAndStop()
+        if !leftover.isEmpty { throw Failure(leftover) }
+        let alive = watched.filter { $0.object.value != nil }.map(\.name)
+        guard alive.isEmpty else {
+            throw Failure("still alive after stop: \(alive.joined(separator: ", ")) — a retain cycle (a handler capturing self strongly?)")
+        }
+        return "\(started) coordinators and page views released"
+    }
+
+    private func checkDependencies() throws -> String {
+        let app = try fullApp()
+        let feature = try feature(in: app)
+        let scene = scene(in: app)
+        defer { app.stopChild(scene) }
+        app.provide(probeKey, "first")
+        let coordinator = scene.coordinator(for: feature)
+        for pageCase in feature.pageCases {
+            _ = try? scene.display(app.features.page(for: sampleRequest(feature, pageCase, dependencies: app.dependencies)))
+        }
+        func verify(_ expected: String) throws -> Int {
+            var seen = 0
+            var missing: [String] = []
+            coordinator.walk { node, _ in
+                for responder in [node as Responder] + node.viewStack {
+                    seen += 1
+                    if responder.dependencies?[probeKey] != expected { missing.append(responder.chainDescription) }
+                }
+            }
+            guard missing.isEmpty else {
+                throw Failure("AppDependency '\(expected)' did not reach \(missing.joined(separator: ", "))")
+            }
+            return seen
+        }
+        let reached = try verify("first")
+        app.provide(probeKey, "second")
+        _ = try verify("second")
+        return "reached \(reached) coordinators and page views, and an update reached them too"
+    }
+
+    private func checkClassIdentity() throws -> String {
+        let app = try fullApp()
+        let feature = try feature(in: app)
+        let scene = scene(in: app)
+        defer { app.stopChild(scene) }
+        let coordinator: AnyObject = scene.coordinator(for: feature)
+        guard Self.inherits(coordinator, from: Coordinator.self) else {
+            throw Failure("its coordinator (\(type(of: coordinator))) does not inherit from this host's CoordSDK.Coordinator")
+        }
+        var views = 0
+        for pageCase in feature.pageCases {
+            let page = try app.features.page(for: sampleRequest(feature, pageCase, dependencies: app.dependencies))
+            guard (page as Any) is any Page else { throw Failure("\(pageCase.name) is not a CoordSDK.Page") }
+            if let view = try? scene.display(page) {
+                guard Self.inherits(view, from: PageView.self) else {
+                    throw Failure("the view of \(page.route) (\(type(of: view))) is not a CoordSDK.PageView")
+                }
+                views += 1
+            }
+        }
+        return "\(type(of: coordinator)) is a Coordinator; \(feature.pageCases.count) pages are Pages; \(views) views are PageViews"
+    }
+
+    // MARK: Helpers
+
+    static func inherits(_ object: AnyObject, from base: AnyClass) -> Bool {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            if current.subjectType == base { return true }
+            mirror = current.superclassMirror
+        }
+        return false
+    }
+
+    private func openFirstPage(_ feature: Feature, in scene: SceneCoordinator, app: AppCoordinator) throws -> PageView? {
+        for pageCase in feature.pageCases {
+            if let view = try? scene.display(app.features.page(for: sampleRequest(feature, pageCase, dependencies: app.dependencies))) {
+                return view
+            }
+        }
+        return nil
+    }
+
+    /// A route to `pageCase` with a value for every required parameter: one the feature
+    /// offers for completion if it has any, else a plain value of the right type.
+    func sampleRequest(_ feature: Feature, _ pageCase: PageCase, dependencies: AppDependency?) -> RouteRequest {
+        RouteRequest(feature: feature.name, page: pageCase.name, arguments: pageCase.parameters.filter { !$0.isOptional }.map {
+            RouteRequest.Pair($0.name, sampleValue($0, feature: feature, dependencies: dependencies).description)
+        })
+    }
+
+    func sampleValue(_ parameter: Parameter, feature: Feature, dependencies: AppDependency?) -> Value {
+        let offered = feature.definition.completions?(parameter.name, dependencies) ?? []
+        if let value = offered.lazy.compactMap({ parameter.type.parse($0) }).first { return value }
+        switch parameter.type {
+        case .int: return .int(1)
+        case .string: return .string("contract")
+        case .bool: return .bool(true)
+        case .route: return .route(RouteRequest(feature: ProbePage.feature, page: "home"))
+        }
+    }
+}
+
+/// A weak reference, to see whether something was released.
+final class Weak {
+    weak var value: AnyObject?
+    init(_ value: AnyObject) { self.value = value }
+}

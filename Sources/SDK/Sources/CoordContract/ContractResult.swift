@@ -1,0 +1,27 @@
+/// The outcome of one contract check, as printed by `coordsh plugin check` and returned to a
+/// plugin author's own tests.
+public struct ContractResult: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// A stable name (`sdk-version`, `pages-bare`, …), for `--json` and for skipping ahead.
+    public let id: String
+    /// What the check holds the plugin to, in words.
+    public let title: String
+    public let passed: Bool
+    /// What was seen: the values compared on success, the reason on failure.
+    public let detail: String
+    /// When the failure is one the loader would refuse the plugin for, the refusal's kind
+    /// (`sdk_version_mismatch`, …).
+    public let refusal: String?
+
+    public init(id: String, title: String, passed: Bool, detail: String, refusal: String? = nil) {
+        self.id = id
+        self.title = title
+        self.passed = passed
+        self.detail = detail
+        self.refusal = refusal
+    }
+
+    /// `ok   descriptor SDK version matches the host — CoordSDK 0.4.0`.
+    public var description: String {
+        "\(passed ? "ok  " : "FAIL") \(title)\(detail.isEmpty ? "" : " — \(detail)")"
+    }
+}

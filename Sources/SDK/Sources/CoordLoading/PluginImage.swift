@@ -1,0 +1,139 @@
+import CCoordABI
+import CoordSDK
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One plugin file mapped into this process, and the ABI handshake with it.
+///
+/// The steps are separate so that the contract suite can report each field on its own line;
+/// `load` runs them all in order and throws at the first refusal. Magic and ABI version come
+/// first: if either is off, the rest of the descriptor may not even have the layout this host
+/// expects, so nothing else is read.
+///
+/// Nothing is ever `dlclose`d: the Swift runtime keeps pointers into every image that
+/// registered types or conformances, so unloading one would leave them dangling.
+@MainActor
+public final class PluginImage {
+    public let file: PluginFile
+    private var descriptor = coordsh_plugin_descriptor()
+    private var object: CoordPlugin?
+
+    private init(file: PluginFile) { self.file = file }
+
+    /// Maps the file (`RTLD_NOW`, so a missing symbol fails here and not in the middle of a
+    /// command) and calls its entry through libffi.
+    public static func open(_ file: PluginFile) throws(PluginRefusal) -> PluginImage {
+        let image = PluginImage(file: file)
+        guard let handle = dlopen(file.descriptorPath, RTLD_NOW | RTLD_LOCAL) else {
+            throw image.refuse(.notSharedObject, "not a loadable shared object (\(dlerrorReason(file.descriptorPath)))")
+        }
+        guard let entry = dlsym(handle, PluginABI.entrySymbol) else {
+            throw image.refuse(.noEntry, "no entry symbol '\(PluginABI.entrySymbol)' (is it a coordsh plugin?)")
+        }
+        guard let caller = EntryCaller.shared else {
+            throw image.refuse(.entryFailed, "libffi could not prepare the entry signature")
+        }
+        let status = caller.call(entry, &image.descriptor)
+        guard status == 0 else {
+            let why = image.descriptor.error.map { String(cString: $0) } ?? "no reason given"
+            throw image.refuse(.entryFailed, "entry returned \(status): \(why)")
+        }
+        return image
+    }
+
+    /// Every handshake step after `open`, in order.
+    public func checkMagic() throws(PluginRefusal) {
+        guard descriptor.magic == PluginABI.magic else {
+            throw refuse(.badMagic, "bad magic number — host expects \(Self.hex(PluginABI.magic)), plugin has \(Self.hex(descriptor.magic))")
+        }
+    }
+
+    public func checkABIVersion() throws(PluginRefusal) {
+        guard descriptor.abi_version == PluginABI.version else {
+            throw refuse(.abiMismatch, "plugin ABI version mismatch — host is \(PluginABI.version), plugin is \(descriptor.abi_version)")
+        }
+    }
+
+    public func checkSDKVersion() throws(PluginRefusal) {
+        guard sdkVersion == CoordSDKVersion.library else {
+            throw refuse(.sdkMismatch, "SDK version mismatch — host has CoordSDK \(CoordSDKVersion.library), plugin was built against \(sdkVersion); rebuild the plugin against this SDK")
+        }
+    }
+
+    public func checkCompiler() throws(PluginRefusal) {
+        guard compilerVersion == CoordSDKVersion.compiler else {
+            throw refuse(.compilerMismatch, "Swift compiler mismatch — host was built with Swift \(CoordSDKVersion.compiler), plugin with \(compilerVersion); Swift has no stable ABI on Linux, so rebuild the plugin with the host's compiler")
+        }
+    }
+
+    /// The plugin's name and version from the descriptor.
+    public func identity() throws(PluginRefusal) -> (name: String, version: String) {
+        guard let name = descriptor.name.map({ String(cString: $0) }), !name.isEmpty,
+              let version = descriptor.version.map({ String(cString: $0) }), !version.isEmpty else {
+            throw refuse(.badDescriptor, "descriptor has no plugin name or version")
+        }
+        return (name, version)
+    }
+
+    /// The plugin object, cast to the SDK's protocol. The cast only succeeds when the plugin
+    /// and the host share one `libCoordSDK.so`.
+    public func plugin() throws(PluginRefusal) -> CoordPlugin {
+        if let object { return object }
+        guard let opaque = descriptor.plugin else {
+            throw refuse(.badDescriptor, "descriptor has no plugin object")
+        }
+        // The entry passed it retained (+1); take that reference exactly once.
+        descriptor.plugin = nil
+        let value = Unmanaged<AnyObject>.fromOpaque(opaque).takeRetainedValue()
+        guard let plugin = value as? CoordPlugin else {
+            throw refuse(.typeIdentity, "its plugin object (\(type(of: value))) is not a CoordSDK.CoordPlugin — was the SDK linked into it statically instead of as libCoordSDK.so?")
+        }
+        object = plugin
+        return plugin
+    }
+
+    /// Lets the plugin register; nothing is visible to any app yet.
+    public func register() throws(PluginRefusal) -> [FeatureDefinition] {
+        let staging = StagingRegistrar()
+        do {
+            try plugin().register(with: staging)
+        } catch let refusal as PluginRefusal {
+            throw refusal
+        } catch {
+            throw refuse(.registration, "registration failed: \(error)")
+        }
+        guard !staging.definitions.isEmpty else { throw refuse(.registration, "registered no feature") }
+        return staging.definitions
+    }
+
+    /// The whole handshake: open, every descriptor check, the cast. Returns the plugin's name
+    /// and version with the image.
+    public static func load(_ file: PluginFile) throws(PluginRefusal) -> (image: PluginImage, name: String, version: String) {
+        let image = try open(file)
+        try image.checkMagic()
+        try image.checkABIVersion()
+        try image.checkSDKVersion()
+        try image.checkCompiler()
+        let (name, version) = try image.identity()
+        _ = try image.plugin()
+        return (image, name, version)
+    }
+
+    public var sdkVersion: String { descriptor.sdk_version.map { String(cString: $0) } ?? "(none)" }
+    public var compilerVersion: String { descriptor.swift_version.map { String(cString: $0) } ?? "(none)" }
+
+    public func refuse(_ kind: PluginRefusal.Kind, _ reason: String) -> PluginRefusal {
+        PluginRefusal(path: file.path, kind: kind, reason: reason)
+    }
+
+    /// dlerror's text without the path it repeats.
+    private static func dlerrorReason(_ path: String) -> String {
+        guard let error = dlerror() else { return "unknown dlopen error" }
+        let text = String(cString: error)
+        if text.hasPrefix(path + ": ") { return String(text.dropFirst(path.count + 2)) }
+        return text
+    }
+
+    private static func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16, uppercase: true) }
+}
