@@ -48,10 +48,17 @@ public final class ContractRunner {
             }
         }
 
+        /// What the child said about its end: Swift's "Fatal error: …" line if there is one
+        /// (a stack dump may follow it), else its last line.
+        var explanation: String? {
+            otherOutput.first { $0.contains("Fatal error") || $0.contains("Precondition failed") || $0.contains("Assertion failed") }
+                ?? otherOutput.last
+        }
+
         /// Why the child ended while a check was running, or nil when it ended normally.
         func abnormalEnd(timeout: Double) -> (kind: PluginRefusal.Kind, reason: String)? {
             let during = begun.map(Self.phase) ?? ""
-            let said = otherOutput.last.map { ": " + String($0.trimmingCharacters(in: .whitespaces).prefix(240)) } ?? ""
+            let said = explanation.map { ": " + String($0.trimmingCharacters(in: .whitespaces).prefix(240)) } ?? ""
             switch termination {
             case .signaled(let signal):
                 return (.crashed, "crashed with \(ChildProcess.describe(signal: signal))\(during)\(said)")

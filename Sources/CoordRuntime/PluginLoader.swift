@@ -61,10 +61,16 @@ public final class PluginLoader {
 
     /// The `.so` files directly inside `directory`, sorted by name so that load order (and so
     /// which of two clashing plugins wins) is the same on every run. A missing folder is empty.
+    /// The SDK library itself is not a candidate: every build folder, the host's and each
+    /// plugin author's, has one next to the plugins.
     public static func candidates(in directory: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { $0.hasSuffix(".so") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
+        return names.filter { $0.hasSuffix(".so") && $0 != sdkLibraryName }.sorted()
+            .map { (directory as NSString).appendingPathComponent($0) }
     }
+
+    /// The file name (and SONAME) of the shared SDK image.
+    public static let sdkLibraryName = "libCoordSDK.so"
 
     /// Loads every candidate in `directories`, in order, and remembers the folders for
     /// `rescan`. Returns the refusals.
@@ -110,7 +116,7 @@ public final class PluginLoader {
             refused.append(refusal)
             if let file { refusedFiles[file.realPath] = Seen(file) }
         }
-        for path in paths where !isHostLibrary(path) {
+        for path in paths {
             let file: PluginFile
             do {
                 file = try PluginFile(path: path)
@@ -231,16 +237,5 @@ public final class PluginLoader {
         throw PluginRefusal(
             path: file.path, kind: .needsRestart,
             reason: "is version \(version) of plugin '\(name)', whose version \(other.origin.version) is loaded from \(other.origin.path); restart coordsh to load the new version (Swift images are never unloaded)")
-    }
-
-    /// A library the process already has that is no plugin (the SDK itself, which sits in
-    /// the executable's folder during development) is not a candidate.
-    private func isHostLibrary(_ path: String) -> Bool {
-        guard let real = realpath(path, nil) else { return false }
-        defer { free(real) }
-        if loadedFiles[String(cString: real)] != nil { return false }
-        // RTLD_NOLOAD only returns a handle for an image that is already mapped; never closed.
-        guard let handle = dlopen(real, RTLD_NOW | RTLD_NOLOAD) else { return false }
-        return dlsym(handle, PluginABI.entrySymbol) == nil
     }
 }

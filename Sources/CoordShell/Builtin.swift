@@ -69,10 +69,10 @@ struct Builtin {
             ])
         }
         var lines = ["Commands:"]
-        for b in session.builtins { lines.append("  \(b.usage)".column(26) + " \(b.summary)") }
+        for b in session.builtins { lines.append("  \(b.usage)".column(30) + " \(b.summary)") }
         lines.append("Features (type PREFIX VERB [ARGS], 'help PREFIX' for details):")
         for f in session.app.features.features {
-            lines.append("  \(f.definition.prefix)".column(26) + " \(f.definition.messages.map(\.verb).joined(separator: ", "))")
+            lines.append("  \(f.definition.prefix)".column(30) + " \(f.definition.messages.map(\.verb).joined(separator: ", "))")
         }
         return CommandResult(lines: lines, json: [
             "commands": session.builtins.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] },

@@ -69,8 +69,11 @@ public enum PluginTemplate {
             targets: [
                 .target(name: "\(module)", dependencies: [.product(name: "CoordSDK", package: "SDK")]),
                 // The test loads the built .so like the shell does, so it does not depend on the
-                // plugin target (that would link a second copy of it into the test).
-                .testTarget(name: "\(module)Tests", dependencies: [.product(name: "CoordContract", package: "SDK")]),
+                // plugin target (that would link a second copy of it into the test). It names the
+                // CoordSDK product so that it links the one shared libCoordSDK.so the plugin uses.
+                .testTarget(name: "\(module)Tests", dependencies: [
+                    .product(name: "CoordSDK", package: "SDK"), .product(name: "CoordContract", package: "SDK"),
+                ]),
             ]
         )
 
@@ -157,6 +160,12 @@ public enum PluginTemplate {
                     try show(\(type)Page.item(id: message.arguments.int("id")!))
                     return .handled
                 }
+            }
+
+            /// The list is the bottom page, so that `back` from an item returns to it.
+            override func start() {
+                super.start()
+                _ = try? root(\(type)Page.home)
             }
 
             override func makeView(for page: any Page) throws -> PageView {

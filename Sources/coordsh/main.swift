@@ -13,8 +13,9 @@ struct CoordshCommand: ParsableCommand {
             Exit status: 0 success, 1 a command failed, 2 a usage error (bad option, unknown \
             command, route or parameter, bad configuration), 3 a plugin was refused and \
             --strict-plugins was given.
-            """,
-        subcommands: [PluginCommand.self])
+            For plugin authors: 'coordsh plugin check PATH.so' runs the contract suite against a \
+            plugin, 'coordsh plugin new NAME' starts one ('coordsh plugin --help').
+            """)
 
     @Option(name: .customShort("c"), help: ArgumentHelp("Run COMMAND and exit (repeatable).", valueName: "COMMAND"))
     var commands: [String] = []
@@ -74,7 +75,7 @@ struct CoordshCommand: ParsableCommand {
 /// `coordsh plugin …`: tools for plugin authors.
 struct PluginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "plugin", abstract: "Check a plugin against the contract, or start a new one.",
+        commandName: "coordsh plugin", abstract: "Check a plugin against the contract, or start a new one.",
         subcommands: [CheckCommand.self, NewCommand.self])
 }
 
@@ -151,17 +152,25 @@ struct NewCommand: ParsableCommand {
     }
 }
 
-// A bad option is a usage error like an unknown command: status 2, one line, the usage.
-do {
-    var command = try CoordshCommand.parseAsRoot()
-    try command.run()
-} catch let error as ExitCode {
-    exit(error.rawValue)
-} catch {
-    let code = CoordshCommand.exitCode(for: error)
-    if code == .success || error is ExitCode {
-        CoordshCommand.exit(withError: error)
+/// Parses and runs `Command`. A bad option is a usage error like an unknown command: status 2,
+/// one line, the usage. (`plugin` is dispatched here rather than declared as a subcommand, so
+/// that its options, such as `--json`, are its own and not the shell's.)
+func main<Command: ParsableCommand>(_ command: Command.Type, _ arguments: [String]) -> Never {
+    do {
+        var parsed = try Command.parseAsRoot(arguments)
+        try parsed.run()
+        exit(0)
+    } catch let error as ExitCode {
+        exit(error.rawValue)
+    } catch {
+        if Command.exitCode(for: error) == .success { Command.exit(withError: error) }
+        FileHandle.standardError.write(Data("coordsh: error: \(Command.message(for: error))\n\(Command.usageString())\n".utf8))
+        exit(2)
     }
-    FileHandle.standardError.write(Data("coordsh: error: \(CoordshCommand.message(for: error))\n\(CoordshCommand.usageString())\n".utf8))
-    exit(2)
 }
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "plugin" {
+    main(PluginCommand.self, Array(arguments.dropFirst()))
+}
+main(CoordshCommand.self, arguments)

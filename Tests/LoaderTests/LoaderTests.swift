@@ -1,3 +1,4 @@
+import CoordLoading
 import CoordRuntime
 import CoordSDK
 import Foundation
@@ -90,7 +91,7 @@ final class LoaderTests {
     func brokenPlugins() throws {
         let directory = try makeTemporaryDirectory("broken")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try FixtureBuilder.buildAll(into: directory)
+        try FixtureBuilder.buildHandshakeCorpus(into: directory)
         let host = try TestHost(plugins: [])
         defer { host.close() }
         let (app, loader) = (host.app, host.loader)
@@ -98,7 +99,7 @@ final class LoaderTests {
         #expect(loader.loaded.map(\.origin.name).sorted() == ["account", "cart", "content", "payment"])
         let byFile = Dictionary(uniqueKeysWithValues: refusals.map { (($0.path as NSString).lastPathComponent, $0) })
         let expected: [(String, PluginRefusal.Kind, String)] = [
-            ("libX.so", .notSharedObject, "not a loadable shared object ("),
+            ("libX.so", .notELF, "not an ELF file"),
             ("libnoentry.so", .noEntry, "no entry symbol 'coordsh_plugin_entry'"),
             ("libbadmagic.so", .badMagic, "bad magic number — host expects 0x434F4F52, plugin has 0xDEADBEEF"),
             ("libfutureabi.so", .abiMismatch, "plugin ABI version mismatch — host is 1, plugin is 99"),
@@ -119,11 +120,11 @@ final class LoaderTests {
         #expect(app.features.feature(prefix: "cart")?.origin?.path == BuildProducts.plugin("Cart"))
     }
 
-    @Test("loading the same file twice says a restart is needed")
+    @Test("loading the same file twice says it is already loaded")
     func alreadyLoaded() throws {
         let (_, loader) = try loadBundled()
         #expect(throws: PluginRefusal.self) { try loader.load(BuildProducts.plugin("Cart")) }
         #expect(loader.refused.first?.kind == .alreadyLoaded)
-        #expect(loader.refused.first?.reason.contains("restart") == true)
+        #expect(loader.refused.first?.reason == "already loaded as plugin 'cart'")
     }
 }

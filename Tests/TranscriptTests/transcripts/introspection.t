@@ -23,22 +23,22 @@ payment/orders
 $ help
 Commands:
   help [PREFIX [VERB] | ROUTE]  list commands, a feature's messages, one message or one page
-  plugins [load PATH]      list loaded and refused plugins, or load one
-  pages                    list every registered route with its parameters
-  open ROUTE               open a page: feature/page key=value … or coordsh://feature/page?key=value
-  back                     go back to the previous page
-  where                    the current route and the chain from the page up to the app
-  tree                     the coordinator tree
-  deps                     what AppDependency holds at the current coordinator
-  queue                    queued messages per coordinator
-  trace COMMAND…           run a command and show every hop of its message
-  echo TEXT                print TEXT (for scripts)
-  quit                     leave the shell
+  plugins [load PATH | rescan]  list loaded and refused plugins, load one, or look for new ones
+  pages                        list every registered route with its parameters
+  open ROUTE                   open a page: feature/page key=value … or coordsh://feature/page?key=value
+  back                         go back to the previous page
+  where                        the current route and the chain from the page up to the app
+  tree                         the coordinator tree
+  deps                         what AppDependency holds at the current coordinator
+  queue                        queued messages per coordinator
+  trace COMMAND…               run a command and show every hop of its message
+  echo TEXT                    print TEXT (for scripts)
+  quit                         leave the shell
 Features (type PREFIX VERB [ARGS], 'help PREFIX' for details):
-  account                  create, confirm, login, logout, whoami, outbox
-  cart                     add, remove, set, show, offer, checkout
-  content                  list, show, search
-  payment                  pay, receipt, orders
+  account                      create, confirm, login, logout, whoami, outbox
+  cart                         add, remove, set, show, offer, checkout
+  content                      list, show, search
+  payment                      pay, receipt, orders
 $ help cart
 cart — fill the cart and check out
   cart add [PRODUCTID] [QUANTITY]    add a product

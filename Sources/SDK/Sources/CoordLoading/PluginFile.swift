@@ -24,7 +24,7 @@ public final class PluginFile {
     public let device: UInt64
     public let owner: UInt32
     public let mode: UInt32
-    private let ownsDescriptor: Bool
+    private var ownsDescriptor: Bool
 
     /// Opens `path` and checks that it is a regular, non-empty ELF shared library for this
     /// machine.
@@ -67,6 +67,11 @@ public final class PluginFile {
     }
 
     deinit { if ownsDescriptor { close(descriptor) } }
+
+    /// Keeps the descriptor open for the life of the process. Called once the file is mapped:
+    /// the dynamic linker knows the image by the name it was opened with, `/proc/self/fd/N`,
+    /// and would hand the same image back for a later plugin that got the same number.
+    func keepOpenForever() { ownsDescriptor = false }
 
     /// A path that names exactly this open file, for `dlopen`.
     public var descriptorPath: String { "/proc/self/fd/\(descriptor)" }

@@ -28,6 +28,7 @@ public final class PluginImage {
         guard let handle = dlopen(file.descriptorPath, RTLD_NOW | RTLD_LOCAL) else {
             throw image.refuse(.notSharedObject, "not a loadable shared object (\(dlerrorReason(file.descriptorPath)))")
         }
+        file.keepOpenForever()
         guard let entry = dlsym(handle, PluginABI.entrySymbol) else {
             throw image.refuse(.noEntry, "no entry symbol '\(PluginABI.entrySymbol)' (is it a coordsh plugin?)")
         }

@@ -1,0 +1,46 @@
+import Foundation
+import TestSupport
+
+/// coordsh fed line by line through a pipe, as a script would, with stdout and stderr on one
+/// pipe; each `send` returns what the command printed.
+final class LiveShell {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: BuildProducts.coordsh)
+        process.arguments = arguments
+        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+    }
+
+    /// Sends one line and returns everything printed until it finished.
+    func send(_ line: String) -> String {
+        let marker = "--end-\(UUID().uuidString.prefix(8))--"
+        input.fileHandleForWriting.write(Data("\(line)\necho \(marker)\n".utf8))
+        while true {
+            if let range = buffer.range(of: Data((marker + "\n").utf8)) {
+                let text = String(decoding: buffer[..<range.lowerBound], as: UTF8.self)
+                buffer.removeSubrange(..<range.upperBound)
+                return text
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return String(decoding: buffer, as: UTF8.self) }
+            buffer.append(chunk)
+        }
+    }
+
+    /// Closes stdin and returns the exit status.
+    func finish() -> Int32 {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

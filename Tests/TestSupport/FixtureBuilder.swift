@@ -1,0 +1,81 @@
+import CoordSDK
+import Foundation
+
+/// Builds the broken-plugin corpus the loader and contract tests use: C plugins with the
+/// system C compiler against the real ABI header, Swift plugins with swiftc against the SDK
+/// module the build produced (as an outside author would), and files that are broken as
+/// files (empty, truncated, for another CPU).
+public enum FixtureBuilder {
+    public struct BuildFailed: Error, CustomStringConvertible { public let description: String }
+
+    public static var sources: String { BuildProducts.packageRoot + "/Tests/PluginTests/fixtures" }
+    static var abiInclude: String { BuildProducts.packageRoot + "/Sources/SDK/Sources/CCoordABI/include" }
+
+    /// The C fixtures by `KIND` in c_plugin.c.
+    public enum CKind: Int, CaseIterable {
+        case noEntry = 1, badMagic, futureABI, entryError, otherSDK, otherCompiler, segfault, hang
+    }
+
+    /// The handshake refusals that are safe to load in process (nothing crashes or hangs):
+    /// a text file, the C kinds 1–6 and a Swift plugin claiming the prefix `cart`.
+    public static func buildHandshakeCorpus(into directory: String) throws {
+        try "this is not a shared object\n".write(toFile: directory + "/libX.so", atomically: true, encoding: .utf8)
+        let files: [(String, CKind)] = [
+            ("libnoentry.so", .noEntry), ("libbadmagic.so", .badMagic), ("libfutureabi.so", .futureABI),
+            ("libentryerror.so", .entryError), ("libothersdk.so", .otherSDK), ("libothercompiler.so", .otherCompiler),
+        ]
+        for (file, kind) in files { try buildC(kind, output: directory + "/" + file) }
+        try buildSwiftPlugin(sources + "/duplicate_prefix.swift", module: "DuplicatePrefix", output: directory + "/libduplicateprefix.so")
+    }
+
+    /// A C fixture of one kind.
+    public static func buildC(_ kind: CKind, output: String) throws {
+        try tool("cc", [
+            "-shared", "-fPIC", "-o", output, "-I", abiInclude, "-DKIND=\(kind.rawValue)",
+            "-DSDK_VERSION=\"\(CoordSDKVersion.library)\"", "-DSWIFT_VERSION=\"\(CoordSDKVersion.compiler)\"",
+            sources + "/c_plugin.c",
+        ])
+    }
+
+    /// The probe plugin (`probe`, two pages, one message), or one of its broken variants:
+    /// DUPNAME, NEWVERSION, DUPROUTE, UNMET, FATAL_ENTRY, PAGE_CRASH, LEAK, UNHANDLED.
+    public static func buildProbe(_ variant: String? = nil, output: String) throws {
+        try buildSwiftPlugin(
+            sources + "/probe.swift", module: "Probe\(variant.map { "_\($0)" } ?? "")", output: output,
+            defines: variant.map { [$0] } ?? [])
+    }
+
+    /// An empty file, the first 4 KiB of a real plugin, and a real plugin whose ELF header
+    /// says it is for aarch64.
+    public static func buildBrokenFiles(into directory: String) throws {
+        try Data().write(to: URL(fileURLWithPath: directory + "/libempty.so"))
+        let real = try Data(contentsOf: URL(fileURLWithPath: BuildProducts.plugin("Content")))
+        try real.prefix(4096).write(to: URL(fileURLWithPath: directory + "/libtruncated.so"))
+        var foreign = real
+        // e_machine: aarch64 on an x86_64 host, x86_64 anywhere else.
+        foreign[18] = foreign[18] == 62 ? 183 : 62
+        foreign[19] = 0
+        try foreign.write(to: URL(fileURLWithPath: directory + "/libforeign.so"))
+    }
+
+    /// Compiles one Swift source into a plugin exactly as an outside author would: against the
+    /// built `CoordSDK` module, linking `libCoordSDK.so`.
+    public static func buildSwiftPlugin(_ source: String, module: String, output: String, defines: [String] = []) throws {
+        let build = BuildProducts.directory
+        let modulemap = build + "/CCoordABI.build/module.modulemap"
+        try tool("swiftc", [
+            "-emit-library", "-module-name", module, "-I", build + "/Modules",
+            "-Xcc", "-fmodule-map-file=\(modulemap)", "-L", build, "-lCoordSDK", source, "-o", output,
+        ] + defines.flatMap { ["-D", $0] })
+    }
+
+    static func tool(_ name: String, _ arguments: [String]) throws {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let path else { throw BuildFailed(description: "\(name) not found on PATH") }
+        let result = try run(path, arguments, environment: ProcessInfo.processInfo.environment)
+        guard result.status == 0 else {
+            throw BuildFailed(description: "\(name) \(arguments.joined(separator: " ")) failed:\n\(result.stderr)")
+        }
+    }
+}
