@@ -12,15 +12,15 @@ import tempfile
 import pexpect
 
 COORDSH, CONFIG = sys.argv[1], sys.argv[2]
-PROMPT = r"coordsh [^\r\n]*> "
+PROMPT = r"coordsh[^\r\n]*> "
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def start(home, extra_env=None, args=()):
+def start(home, extra_env=None, args=(), config=CONFIG):
     env = {"HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_STATE_HOME": home + "/state",
            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm", "LANG": "C.UTF-8"}
     env.update(extra_env or {})
-    child = pexpect.spawn(COORDSH, ["--config", CONFIG, *args], env=env, encoding="utf-8", timeout=20,
+    child = pexpect.spawn(COORDSH, ["--config", config, *args], env=env, encoding="utf-8", timeout=20,
                           dimensions=(40, 200))
     child.expect(PROMPT)
     return child
@@ -111,5 +111,25 @@ try:
     child.expect(pexpect.EOF)
     assert "private" not in open(home + "/state/coordsh/history").read()
     print("ok --no-history keeps nothing")
+
+    # A plugin copied into a watched folder while a line is half typed: it is announced above
+    # the prompt, and the half-typed line is still there to finish.
+    drop = home + "/drop"
+    os.mkdir(drop, 0o755)
+    os.chmod(drop, 0o755)
+    config = home + "/drop.toml"
+    with open(CONFIG) as shipped, open(config, "w") as own:
+        own.write(re.sub(r"(?m)^dirs = .*$", 'dirs = ["%s"]' % drop, shipped.read()))
+    child = start(home, {"NO_COLOR": "1"}, config=config)
+    child.send("con")
+    shutil.copy(os.path.join(os.path.dirname(COORDSH), "libContentPlugin.so"), drop)
+    child.expect("note: loaded plugin content [0-9.]+ from " + re.escape(drop) + "/libContentPlugin.so")
+    child.expect(PROMPT + "con")
+    child.send("tent list --category books\r")
+    child.expect("── Category books \\(10\\) ──")
+    child.expect(PROMPT)
+    print("ok a plugin dropped into a watched folder appears at the prompt")
+    child.sendeof()
+    child.expect(pexpect.EOF)
 finally:
     shutil.rmtree(home, ignore_errors=True)
