@@ -182,35 +182,41 @@ extension ContractSuite {
         let feature = try feature(in: app)
         let scene = scene(in: app)
         defer { app.stopChild(scene) }
-        var watched: [(name: String, object: Weak)] = []
-        var leftover = ""
-        var started = 0
-        // In a function of its own, so that no strong reference outlives it here.
-        func startAndStop() {
-            let coordinator = scene.coordinator(for: feature)
-            for pageCase in feature.pageCases {
-                let request = sampleRequest(feature, pageCase, dependencies: app.dependencies)
-                _ = try? scene.display(app.features.page(for: request))
-            }
-            coordinator.walk { node, _ in
-                watched.append(("\(type(of: node)) '\(node.identifier)'", Weak(node)))
-                for view in node.viewStack { watched.append(("page view \(view.page.route)", Weak(view))) }
-            }
-            started = watched.count
-            scene.stopChild(coordinator)
-            if !coordinator.children.isEmpty {
-                leftover = "after stop it still has children: \(coordinator.children.map(\.identifier).joined(separator: ", "))"
-            } else if !coordinator.viewStack.isEmpty {
-                leftover = "after stop it still has \(coordinator.viewStack.count) page views"
-            }
-        }
-        startAndStop()
-        if !leftover.isEmpty { throw Failure(leftover) }
+        let (watched, leftover) = startAndStop(feature, in: scene, app: app)
+        if let leftover { throw Failure(leftover) }
         let alive = watched.filter { $0.object.value != nil }.map(\.name)
         guard alive.isEmpty else {
             throw Failure("still alive after stop: \(alive.joined(separator: ", ")) — a retain cycle (a handler capturing self strongly?)")
         }
-        return "\(started) coordinators and page views released"
+        return "\(watched.count) coordinators and page views released"
+    }
+
+    /// Starts the feature in `scene`, opens every page, stops it, and returns weak references
+    /// to everything that was running — in a function of its own, so that no strong reference
+    /// outlives it — and what stop left behind, if anything.
+    private func startAndStop(_ feature: Feature, in scene: SceneCoordinator, app: AppCoordinator) -> (watched: [(name: String, object: Weak)], leftover: String?) {
+        let coordinator = scene.coordinator(for: feature)
+        for pageCase in feature.pageCases {
+            _ = try? scene.display(app.features.page(for: sampleRequest(feature, pageCase, dependencies: app.dependencies)))
+        }
+        var watched: [(name: String, object: Weak)] = []
+        for node in Self.subtree(coordinator) {
+            watched.append(("\(type(of: node)) '\(node.identifier)'", Weak(node)))
+            for view in node.viewStack { watched.append(("page view \(view.page.route)", Weak(view))) }
+        }
+        scene.stopChild(coordinator)
+        if !coordinator.children.isEmpty {
+            return (watched, "after stop it still has children: \(coordinator.children.map(\.identifier).joined(separator: ", "))")
+        }
+        if !coordinator.viewStack.isEmpty {
+            return (watched, "after stop it still has \(coordinator.viewStack.count) page views")
+        }
+        return (watched, nil)
+    }
+
+    /// A coordinator and all its descendants, depth first.
+    static func subtree(_ coordinator: Coordinator) -> [Coordinator] {
+        [coordinator] + coordinator.children.flatMap(subtree)
     }
 
     private func checkDependencies() throws -> String {
@@ -223,23 +229,15 @@ extension ContractSuite {
         for pageCase in feature.pageCases {
             _ = try? scene.display(app.features.page(for: sampleRequest(feature, pageCase, dependencies: app.dependencies)))
         }
-        func verify(_ expected: String) throws -> Int {
-            var seen = 0
-            var missing: [String] = []
-            coordinator.walk { node, _ in
-                for responder in [node as Responder] + node.viewStack {
-                    seen += 1
-                    if responder.dependencies?[probeKey] != expected { missing.append(responder.chainDescription) }
-                }
-            }
+        let responders = Self.subtree(coordinator).flatMap { [$0 as Responder] + $0.viewStack }
+        for expected in ["first", "second"] {
+            if expected == "second" { app.provide(probeKey, "second") }
+            let missing = responders.filter { $0.dependencies?[probeKey] != expected }.map(\.chainDescription)
             guard missing.isEmpty else {
                 throw Failure("AppDependency '\(expected)' did not reach \(missing.joined(separator: ", "))")
             }
-            return seen
         }
-        let reached = try verify("first")
-        app.provide(probeKey, "second")
-        _ = try verify("second")
+        let reached = responders.count
         return "reached \(reached) coordinators and page views, and an update reached them too"
     }
 
