@@ -47,8 +47,11 @@ let package = Package(
         plugin("Account", [.product(name: "CryptoExtras", package: "swift-crypto")]),
         plugin("Cart"),
         plugin("Payment"),
+        // ./bench: the benchmarks (release), and the trivial executable start-up is compared with.
         .executableTarget(
-            name: "DispatchBenchmark", dependencies: [sdk], path: "Benchmarks/DispatchBenchmark"),
+            name: "CoordBench", dependencies: [sdk, .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/CoordBench", exclude: ["fixtures"]),
+        .executableTarget(name: "TrivialExecutable", path: "Benchmarks/Trivial"),
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
         .testTarget(name: "CoordSDKTests", dependencies: [sdk]),
         .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "TestSupport"]),

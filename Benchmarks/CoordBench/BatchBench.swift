@@ -1,0 +1,83 @@
+import Foundation
+import GRDB
+
+/// A script of 100,000 shop commands (reads and cart writes) through `coordsh -f`, against the
+/// same writes — the very SQL the Cart plugin issues, one transaction per command — done by a
+/// plain GRDB loop on a copy of the same database.
+enum BatchBench {
+    static let commands = 100_000
+    static let rounds = 3
+
+    /// Per product: show it, add it, show the cart, remove it (two reads, two writes).
+    static func script() -> String {
+        var lines: [String] = []
+        lines.reserveCapacity(commands)
+        for cycle in 0..<(commands / 4) {
+            let id = cycle % 60 + 1
+            lines += ["content show \(id)", "cart add \(id)", "cart show", "cart remove \(id)"]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func run(_ env: BenchEnvironment) throws -> [ResultRow] {
+        let scriptPath = env.scratch + "/batch.txt"
+        try script().write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        // A database with the catalog seeded and the cart tables made.
+        let base = env.scratch + "/batch-base.sqlite"
+        precondition(env.run(["--config", env.shippedConfig, "--db", base, "-c", "cart show"]).status == 0)
+
+        var shellSamples: [Double] = [], loopSamples: [Double] = []
+        for round in 0..<rounds {
+            let shellDB = try copy(base, to: env.scratch + "/batch-shell\(round).sqlite")
+            let sample = env.run(["--config", env.shippedConfig, "--db", shellDB, "-f", scriptPath])
+            precondition(sample.status == 0, "the batch script failed")
+            shellSamples.append(sample.seconds)
+            let loopDB = try copy(base, to: env.scratch + "/batch-loop\(round).sqlite")
+            loopSamples.append(try plainLoop(loopDB))
+        }
+        let shell = median(shellSamples), loop = median(loopSamples)
+        let ratio = loop / shell
+        return [ResultRow(
+            measurement: "batch, \(commands / 1000)k shop commands (-f)", figure: String(format: "%.2f s", shell),
+            baseline: String(format: "GRDB loop, same writes %.2f s", loop),
+            ratio: String(format: "%.2f× the loop's speed, %.0f µs/cmd", ratio, shell / Double(commands) * 1e6),
+            goal: "≥ 0.5× the loop", verdict: met(ratio >= 0.5))]
+    }
+
+    static func copy(_ source: String, to target: String) throws -> String {
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source + suffix) {
+            try? FileManager.default.removeItem(atPath: target + suffix)
+            try FileManager.default.copyItem(atPath: source + suffix, toPath: target + suffix)
+        }
+        return target
+    }
+
+    /// The writes of the script, as the Cart plugin does them: `cart add` and `cart remove`
+    /// each in one write transaction (product check, cart row, quantity, upsert / delete).
+    static func plainLoop(_ path: String) throws -> Double {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(2)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        let start = now()
+        for cycle in 0..<(commands / 4) {
+            let id = cycle % 60 + 1
+            try pool.write { db in
+                _ = try Row.fetchOne(db, sql: "SELECT * FROM products WHERE id = ?", arguments: [id])
+                try db.execute(sql: "INSERT OR IGNORE INTO carts (owner) VALUES (?)", arguments: ["guest"])
+                let current = try Int.fetchOne(db, sql: "SELECT quantity FROM cart_lines WHERE owner = ? AND product_id = ?", arguments: ["guest", id]) ?? 0
+                try db.execute(sql: """
+                    INSERT INTO cart_lines (owner, product_id, quantity, position)
+                    VALUES (?1, ?2, ?3, (SELECT coalesce(max(position), 0) + 1 FROM cart_lines WHERE owner = ?1))
+                    ON CONFLICT (owner, product_id) DO UPDATE SET quantity = excluded.quantity
+                    """, arguments: ["guest", id, current + 1])
+                try db.execute(sql: "UPDATE carts SET updated_at = datetime('now') WHERE owner = ?", arguments: ["guest"])
+            }
+            try pool.write { db in
+                try db.execute(sql: "INSERT OR IGNORE INTO carts (owner) VALUES (?)", arguments: ["guest"])
+                try db.execute(sql: "DELETE FROM cart_lines WHERE owner = ? AND product_id = ?", arguments: ["guest", id])
+                precondition(db.changesCount == 1)
+            }
+        }
+        return Double(now() - start) / 1e9
+    }
+}

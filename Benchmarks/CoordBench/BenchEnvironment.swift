@@ -1,0 +1,57 @@
+import Foundation
+
+/// Where the release build is and a private HOME for the runs, so that the user's own
+/// plugins, database and verdict cache are never touched or measured.
+struct BenchEnvironment {
+    let build: String
+    let packageRoot: String
+    let scratch: String
+
+    init() throws {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        build = (exe as NSString).deletingLastPathComponent
+        var root = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) || root.lastPathComponent == "SDK" {
+            root.deleteLastPathComponent()
+        }
+        packageRoot = root.path
+        scratch = NSTemporaryDirectory() + "coordsh-bench-\(getpid())"
+        try FileManager.default.createDirectory(atPath: scratch + "/home", withIntermediateDirectories: true)
+    }
+
+    var coordsh: String { build + "/coordsh" }
+    var trivial: String { build + "/TrivialExecutable" }
+    var shippedConfig: String { packageRoot + "/config/coordsh.toml" }
+
+    var environment: [String: String] {
+        [
+            "HOME": scratch + "/home", "XDG_DATA_HOME": scratch + "/home/data", "XDG_CACHE_HOME": scratch + "/home/cache",
+            "XDG_STATE_HOME": scratch + "/home/state", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "NO_COLOR": "1",
+        ]
+    }
+
+    /// A folder in the scratch space that the loader accepts (not writable by others).
+    func folder(_ name: String) throws -> String {
+        let path = scratch + "/" + name
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// A config like the shipped one, with other plugin folders.
+    func config(named name: String, pluginDirectories: [String]) throws -> String {
+        let shipped = try String(contentsOfFile: shippedConfig, encoding: .utf8)
+        let dirs = pluginDirectories.map { "\"\($0)\"" }.joined(separator: ", ")
+        let text = shipped.replacingOccurrences(of: "dirs = [\"$EXE_DIR\", \"$XDG_DATA_HOME/coordsh/plugins\"]", with: "dirs = [\(dirs)]")
+        precondition(text != shipped, "the shipped config's plugin folders changed; update the benchmark")
+        let path = scratch + "/\(name).toml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func run(_ arguments: [String], output: String = "/dev/null") -> ProcessSample {
+        runMeasured(coordsh, arguments, environment: environment, output: output)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: scratch) }
+}

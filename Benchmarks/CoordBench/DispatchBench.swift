@@ -1,0 +1,107 @@
+import CoordSDK
+import Foundation
+
+/// Message dispatch through chains of depth 1, 5 and 20, against a direct Swift closure call
+/// and against posting a Foundation Notification with one observer.
+@MainActor
+enum DispatchBench {
+    static let iterations = 2_000_000
+    static let rounds = 9
+
+    final class Counter { var value = 0 }
+    static let counter = Counter()
+
+    /// The median ns per operation of `rounds` runs of `loop`, which does `count` operations.
+    static func measure(count: Int = iterations, _ loop: () throws -> Void) rethrows -> Double {
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let start = now()
+            try loop()
+            samples.append(Double(now() - start) / Double(count))
+        }
+        return median(samples)
+    }
+
+    // The baseline: a handler-shaped closure called directly, kept opaque (made behind
+    // @inline(never), called through a parameter) so that the optimiser cannot inline it.
+    @inline(never) static func makeClosure() -> @MainActor (Message) -> Disposition {
+        { _ in counter.value &+= 1; return .handled }
+    }
+
+    @inline(never) static func callClosure(_ closure: @MainActor (Message) -> Disposition, _ message: Message) {
+        for _ in 0..<iterations { _ = closure(message) }
+    }
+
+    @inline(never) static func sendMessages(_ view: PageView, _ message: Message) throws {
+        for _ in 0..<iterations { try view.send(message) }
+    }
+
+    enum BenchPage: Page {
+        case home
+        static let feature = "bench"
+        static let cases: [PageCase] = [PageCase("home") { _ in BenchPage.home }]
+        var name: String { "home" }
+        var arguments: Arguments { Arguments() }
+    }
+
+    /// A page view whose message passes `depth` levels before the one that handles it:
+    /// view → (coordinators) → scene → app, the app handling it.
+    static func chain(depth: Int, keep: inout [AppCoordinator]) throws -> PageView {
+        let ping = MessageName("globalPing")
+        let app = AppCoordinator()
+        keep.append(app)
+        let scene = app.makeScene(identifier: "bench")
+        if depth == 1 {
+            // The view's own coordinator handles it, one hop up.
+            let coordinator = Coordinator(identifier: "c")
+            scene.startChild(coordinator)
+            coordinator.handle(ping) { _ in counter.value &+= 1; return .handled }
+            return try coordinator.show(BenchPage.home)
+        }
+        var parent: Coordinator = scene
+        for level in 0..<(depth - 2) {
+            let child = Coordinator(identifier: "c\(level)")
+            parent.startChild(child)
+            parent = child
+        }
+        app.handle(ping) { _ in counter.value &+= 1; return .handled }
+        return try parent.show(BenchPage.home)
+    }
+
+    static func run() throws -> [ResultRow] {
+        let ping = MessageName("globalPing")
+        let closure = makeClosure()
+        let closureNs = measure { callClosure(closure, Message(ping)) }
+        var keep: [AppCoordinator] = []
+        var chainNs: [Int: Double] = [:]
+        for depth in [1, 5, 20] {
+            let view = try chain(depth: depth, keep: &keep)
+            let message = Message(ping, from: view)
+            chainNs[depth] = try measure { try sendMessages(view, message) }
+        }
+        let name = Notification.Name("globalPing")
+        let observer = NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { _ in
+            MainActor.assumeIsolated { counter.value &+= 1 }
+        }
+        let posts = iterations / 10
+        let notificationNs = measure(count: posts) {
+            for _ in 0..<posts { NotificationCenter.default.post(name: name, object: nil) }
+        }
+        NotificationCenter.default.removeObserver(observer)
+        precondition(counter.value > 0)
+
+        var rows = [ResultRow(measurement: "direct closure call", figure: ns(closureNs), baseline: "", ratio: "", goal: "", verdict: nil)]
+        for depth in [1, 5, 20] {
+            let value = chainNs[depth]!
+            let ratio = value / closureNs, faster = notificationNs / value
+            rows.append(ResultRow(
+                measurement: "dispatch, chain depth \(depth)", figure: ns(value),
+                baseline: "closure \(ns(closureNs)), Notif. \(String(format: "%.0f ns", notificationNs))",
+                ratio: "\(times(ratio)) closure, \(String(format: "%.0f", faster))× < Notif.",
+                goal: depth == 5 ? "≤ 2.5× closure, ≥ 30×" : "",
+                verdict: depth == 5 ? met(ratio <= 2.5 && faster >= 30) : nil))
+        }
+        rows.append(ResultRow(measurement: "NotificationCenter.post, 1 observer", figure: ns(notificationNs), baseline: "", ratio: "", goal: "", verdict: nil))
+        return rows
+    }
+}

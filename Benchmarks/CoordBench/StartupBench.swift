@@ -1,0 +1,78 @@
+import Foundation
+
+/// Start-up to ready and peak memory: coordsh with the four plugins running one trivial
+/// command, against a trivial Swift executable; then with 10, 100 and 500 generated plugins.
+enum StartupBench {
+    static let rounds = 31
+
+    static func run(_ env: BenchEnvironment) throws -> [ResultRow] {
+        let shop = ["--config", env.shippedConfig, "-c", "echo ok"]
+        // The first start vets the plugins and creates the database; those are one-time costs.
+        _ = env.run(shop)
+        let samples = interleaved(rounds, [
+            { runMeasured(env.trivial, [], environment: env.environment) },
+            { env.run(shop) },
+        ])
+        precondition(samples[1].allSatisfy { $0.status == 0 }, "coordsh -c 'echo ok' failed")
+        let trivial = median(samples[0].map(\.seconds)), shell = median(samples[1].map(\.seconds))
+        let trivialRSS = median(samples[0].map { Double($0.maxRSSKiB) }) / 1024
+        let shellRSS = median(samples[1].map { Double($0.maxRSSKiB) }) / 1024
+        var rows = [
+            ResultRow(measurement: "start-up, 4 plugins, -c 'echo ok'", figure: ms(shell), baseline: "trivial Swift exe \(ms(trivial))",
+                ratio: times(shell / trivial) + " trivial", goal: "≤ 20 ms", verdict: met(shell <= 0.020)),
+            ResultRow(measurement: "peak memory, 4 plugins, after start-up", figure: String(format: "%.1f MiB", shellRSS),
+                baseline: String(format: "trivial Swift exe %.1f MiB", trivialRSS), ratio: times(shellRSS / trivialRSS) + " trivial",
+                goal: "≤ 25 MiB", verdict: met(shellRSS <= 25)),
+        ]
+        rows += try generated(env, trivial: trivial)
+        return rows
+    }
+
+    /// Start-up with N generated plugins (and nothing else), verdicts cached.
+    static func generated(_ env: BenchEnvironment, trivial: Double) throws -> [ResultRow] {
+        let image = env.scratch + "/generated.so"
+        try compileGeneratedPlugin(env, output: image)
+        let counts = [0, 10, 100, 500]
+        var configs: [String] = []
+        for count in counts {
+            let folder = try env.folder("plugins\(count)")
+            for index in 1...max(count, 1) where count > 0 {
+                try FileManager.default.copyItem(atPath: image, toPath: folder + String(format: "/libgen%04d.so", index))
+            }
+            let config = try env.config(named: "generated\(count)", pluginDirectories: [folder])
+            configs.append(config)
+            // Vet them once; what is timed is an ordinary start with cached verdicts.
+            let warm = env.run(["--config", config, "--strict-plugins", "-c", "echo ok"])
+            precondition(warm.status == 0, "a generated plugin was refused (\(count))")
+        }
+        let samples = interleaved(rounds / 2, configs.map { config in { env.run(["--config", config, "-c", "echo ok"]) } })
+        let medians = samples.map { median($0.map(\.seconds)) }
+        var rows: [ResultRow] = []
+        for (index, count) in counts.enumerated() where count > 0 {
+            let perPlugin = (medians[index] - medians[0]) / Double(count)
+            rows.append(ResultRow(
+                measurement: "start-up, \(count) generated plugins", figure: ms(medians[index]),
+                baseline: "no plugins \(ms(medians[0]))",
+                ratio: String(format: "%.0f µs per plugin", perPlugin * 1e6),
+                goal: count == 100 ? "≤ 60 ms, linear" : "", verdict: count == 100 ? met(medians[index] <= 0.060) : nil))
+        }
+        let slope100 = (medians[2] - medians[0]) / 100, slope500 = (medians[3] - medians[0]) / 500
+        rows.append(ResultRow(
+            measurement: "start-up growth, 500 vs 100 plugins", figure: times(slope500 / slope100) + " per plugin",
+            baseline: "linear = 1.00×", ratio: "", goal: "linear", verdict: met(slope500 / slope100 <= 1.5)))
+        return rows
+    }
+
+    /// The generated plugin: compiled once with swiftc against this build's SDK module, the
+    /// way an outside author's plugin is built, then copied N times.
+    static func compileGeneratedPlugin(_ env: BenchEnvironment, output: String) throws {
+        let swiftc = (ProcessInfo.processInfo.environment["PATH"] ?? "/opt/swift/usr/bin").split(separator: ":")
+            .map { "\($0)/swiftc" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/opt/swift/usr/bin/swiftc"
+        let result = runMeasured(swiftc, [
+            "-O", "-emit-library", "-module-name", "Generated", "-Xcc", "-D_GNU_SOURCE",
+            "-I", env.build + "/Modules", "-Xcc", "-fmodule-map-file=\(env.build)/CCoordABI.build/module.modulemap",
+            "-L", env.build, "-lCoordSDK", env.packageRoot + "/Benchmarks/CoordBench/fixtures/generated_plugin.swift", "-o", output,
+        ], environment: ProcessInfo.processInfo.environment)
+        precondition(result.status == 0, "swiftc could not build the generated plugin")
+    }
+}
