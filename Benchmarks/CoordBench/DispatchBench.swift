@@ -8,8 +8,14 @@ enum DispatchBench {
     static let iterations = 2_000_000
     static let rounds = 9
 
-    final class Counter { var value = 0 }
+    /// What every handler and the baseline closure do: bump a counter they capture, so that
+    /// the closure has a context like a real handler's `[unowned self]`.
+    final class Counter { @exclusivity(unchecked) var value = 0 }
     static let counter = Counter()
+
+    @inline(never) static func makeHandler(_ counter: Counter) -> MessageHandler {
+        { [counter] _ in counter.value &+= 1; return .handled }
+    }
 
     /// The median ns per operation of `rounds` runs of `loop`, which does `count` operations.
     static func measure(count: Int = iterations, _ loop: () throws -> Void) rethrows -> Double {
@@ -22,14 +28,10 @@ enum DispatchBench {
         return median(samples)
     }
 
-    // The baseline: a handler-shaped closure called directly, kept opaque (made behind
+    // The baseline: the same handler closure called directly, kept opaque (made behind
     // @inline(never), called through a parameter) so that the optimiser cannot inline it.
-    @inline(never) static func makeClosure() -> @MainActor (Message) -> Disposition {
-        { _ in counter.value &+= 1; return .handled }
-    }
-
-    @inline(never) static func callClosure(_ closure: @MainActor (Message) -> Disposition, _ message: Message) {
-        for _ in 0..<iterations { _ = closure(message) }
+    @inline(never) static func callClosure(_ closure: MessageHandler, _ message: Message) throws {
+        for _ in 0..<iterations { _ = try closure(message) }
     }
 
     @inline(never) static func sendMessages(_ view: PageView, _ message: Message) throws {
@@ -55,7 +57,7 @@ enum DispatchBench {
             // The view's own coordinator handles it, one hop up.
             let coordinator = Coordinator(identifier: "c")
             scene.startChild(coordinator)
-            coordinator.handle(ping) { _ in counter.value &+= 1; return .handled }
+            coordinator.handle(ping, makeHandler(counter))
             return try coordinator.show(BenchPage.home)
         }
         var parent: Coordinator = scene
@@ -64,14 +66,14 @@ enum DispatchBench {
             parent.startChild(child)
             parent = child
         }
-        app.handle(ping) { _ in counter.value &+= 1; return .handled }
+        app.handle(ping, makeHandler(counter))
         return try parent.show(BenchPage.home)
     }
 
     static func run() throws -> [ResultRow] {
         let ping = MessageName("globalPing")
-        let closure = makeClosure()
-        let closureNs = measure { callClosure(closure, Message(ping)) }
+        let closure = makeHandler(counter)
+        let closureNs = try measure { try callClosure(closure, Message(ping)) }
         var keep: [AppCoordinator] = []
         var chainNs: [Int: Double] = [:]
         for depth in [1, 5, 20] {

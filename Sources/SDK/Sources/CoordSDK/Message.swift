@@ -53,16 +53,26 @@ public typealias MessageHandler = @MainActor (Message) throws -> Disposition
 public typealias WaitingHandler = @MainActor (Message, _ missing: [DependencyKey]) throws -> String?
 
 /// A registered handler and the services it cannot run without.
-struct HandlerEntry {
+final class HandlerEntry {
     let needs: DependencySet
     let body: MessageHandler
     let waiting: WaitingHandler?
     /// Precomputed so that the common case (no needs) never touches the set on dispatch.
     let hasNeeds: Bool
 
+    /// `body` typed without its main-actor isolation (the same function, the same calling
+    /// convention), for the dispatch fast path, which runs only on the main actor but is not
+    /// isolated code — isolated closures there would each get a run-time executor check.
+    nonisolated(unsafe) let unisolatedBody: (Message) throws -> Disposition
+
     init(needs: DependencySet, waiting: WaitingHandler? = nil, body: @escaping MessageHandler) {
         self.needs = needs
         self.body = body
+        // Cast inside a struct: a function cast directly would pass through unsafeBitCast's
+        // generic parameters and come out wrapped in two reabstraction thunks.
+        struct Isolated { let body: MessageHandler }
+        struct Unisolated { let body: (Message) throws -> Disposition }
+        self.unisolatedBody = unsafeBitCast(Isolated(body: body), to: Unisolated.self).body
         self.waiting = waiting
         self.hasNeeds = !needs.isEmpty
     }

@@ -16,7 +16,8 @@ open class Responder: NeedsDependency {
 
     var handlers: [Int32: HandlerEntry] = [:]
     var queue = MessageQueue()
-    var dispatchCache = DispatchCache()
+    // Unchecked: read on every send, only from the main actor, never held across a call.
+    @exclusivity(unchecked) final var dispatchCache = DispatchCache()
 
     /// The app-wide services as this level sees them. Setting it replays queued messages whose
     /// needs are now met; coordinators also pass it on to their children and views.
@@ -29,8 +30,11 @@ open class Responder: NeedsDependency {
     }
 
     isolated deinit {
-        // Cached dispatch paths hold levels unowned(unsafe); make sure none survives this one.
+        // Cached dispatch paths hold levels unowned(unsafe); make sure none survives this one,
+        // and that a send running this level's handler keeps the handler until it returns.
         DispatchEpoch.advance()
+        DispatchReclaimer.retire(handlers.values)
+        dispatchCache.clear()
     }
 
     /// How this level names itself in `trace`, `where` and error messages.
@@ -50,12 +54,14 @@ open class Responder: NeedsDependency {
         _ name: MessageName, needs: [DependencyKey] = [], whileWaiting: WaitingHandler? = nil,
         _ body: @escaping MessageHandler
     ) {
+        if let old = handlers[name.id] { DispatchReclaimer.retire(old) }
         handlers[name.id] = HandlerEntry(needs: DependencySet(needs), waiting: whileWaiting, body: body)
         DispatchEpoch.advance()
     }
 
     /// Removes the handler for `name`.
     public func removeHandler(_ name: MessageName) {
+        if let old = handlers[name.id] { DispatchReclaimer.retire(old) }
         handlers[name.id] = nil
         DispatchEpoch.advance()
     }
@@ -187,8 +193,20 @@ open class Responder: NeedsDependency {
     /// without walking or looking anything up by string. Any change to the tree or to a
     /// handler table advances a global epoch and invalidates every cached path.
     @discardableResult
-    public func send(_ message: Message) throws -> DispatchOutcome {
-        if let path = dispatchCache.path(for: message.name.id) {
+    public final func send(_ message: Message) throws -> DispatchOutcome {
+        DispatchReclaimer.depth &+= 1
+        defer {
+            DispatchReclaimer.depth &-= 1
+            if DispatchReclaimer.depth == 0, DispatchReclaimer.hasRetired { DispatchReclaimer.drain() }
+        }
+        let id = message.name.id
+        if let single = dispatchCache.single(for: id) {
+            // The common case, run from the cache: one handler, no needs.
+            let disposition = try DispatchCache.run(single, message)
+            if disposition == .handled { return .handled }
+            return try dispatchCache.path(for: id)!.finish(message, handledBelow: disposition == .handledAndPassOn)
+        }
+        if let path = dispatchCache.path(for: id) {
             return try path.run(message)
         }
         let path = DispatchPath(from: self, name: message.name)
@@ -278,5 +296,5 @@ open class Responder: NeedsDependency {
 
     /// Forgets cached dispatch paths; called when this level leaves the tree so that no path
     /// keeps former ancestors alive.
-    func clearDispatchCache() { dispatchCache = DispatchCache() }
+    func clearDispatchCache() { dispatchCache.clear() }
 }

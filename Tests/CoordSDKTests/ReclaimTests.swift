@@ -1,0 +1,97 @@
+import CoordSDK
+import Testing
+
+/// The fast path runs cached handlers without retaining them; these are the ways a handler
+/// can pull the ground from under itself, each sent many times through the cache.
+@Suite("Handlers that change the tree under their own send")
+@MainActor
+struct ReclaimTests {
+    static let ping = MessageName("globalPing")
+
+    @Test("a handler that replaces itself runs its new body on the next send")
+    func replacesItself() throws {
+        let recorder = Recorder()
+        let app = AppCoordinator()
+        let (coordinators, view) = try chain(depth: 2, in: app.makeScene(identifier: "s"))
+        let owner = coordinators[0]
+        func install(_ generation: Int) {
+            owner.handle(Self.ping) { _ in
+                recorder.log.append("generation \(generation)")
+                install(generation + 1)  // frees the entry that is running, were it not retired
+                return .handled
+            }
+        }
+        install(0)
+        for _ in 0..<50 { try view.send(Message(Self.ping, from: view)) }
+        #expect(recorder.log.count == 50)
+        #expect(recorder.log.last == "generation 49")
+        withExtendedLifetime(app) {}
+    }
+
+    @Test("a handler that stops and releases its own coordinator finishes, and the next send goes up")
+    func stopsItsOwnCoordinator() throws {
+        let recorder = Recorder()
+        let app = AppCoordinator()
+        let scene = app.makeScene(identifier: "s")
+        app.handle(Self.ping) { _ in recorder.log.append("app"); return .handled }
+        weak var released: Coordinator?
+        var view: PageView!
+        do {
+            let doomed = Coordinator(identifier: "doomed")
+            scene.startChild(doomed)
+            released = doomed
+            view = try doomed.show(ShopPage.home)
+            doomed.handle(Self.ping) { [unowned doomed, unowned scene] _ in
+                recorder.log.append("doomed")
+                // The first send builds the path; the second runs from the cache and stops
+                // the coordinator, whose last strong reference goes here.
+                if recorder.log.count == 2 { scene.stopChild(doomed) }
+                return .handled
+            }
+        }
+        #expect(try view.send(Message(Self.ping, from: view)) == .handled)
+        #expect(try view.send(Message(Self.ping, from: view)) == .handled)
+        #expect(released == nil, "the coordinator and its handler table are gone")
+        #expect(recorder.log == ["doomed", "doomed"])
+        // The view is detached now; a message from it reaches nobody and says so.
+        #expect(throws: CoordError.self) { try view.send(Message(Self.ping, from: view)) }
+        withExtendedLifetime(app) {}
+    }
+
+    @Test("retired objects are released once the outermost send returns")
+    func retiredAreReleased() throws {
+        let app = AppCoordinator()
+        let scene = app.makeScene(identifier: "s")
+        let (coordinators, view) = try chain(depth: 2, in: scene)
+        final class Token {}
+        weak var token: Token?
+        do {
+            let strong = Token()
+            token = strong
+            coordinators[0].handle(Self.ping) { [strong] _ in _ = strong; return .handled }
+        }
+        try view.send(Message(Self.ping, from: view))
+        coordinators[0].handle(Self.ping) { _ in .handled }
+        #expect(token == nil, "replaced outside a send: released at once")
+        // Replaced during a send: the old entry and what it holds live until the send returns.
+        weak var second: Token?
+        var calls = 0
+        do {
+            let strong = Token()
+            second = strong
+            coordinators[0].handle(Self.ping) { [strong, unowned owner = coordinators[0]] _ in
+                _ = strong
+                calls += 1
+                guard calls == 2 else { return .handled }  // the second call runs from the cache
+                owner.handle(Self.ping) { _ in .handled }
+                #expect(second != nil, "still running: retired, not freed")
+                return .handled
+            }
+        }
+        try view.send(Message(Self.ping, from: view))
+        try view.send(Message(Self.ping, from: view))
+        #expect(calls == 2)
+        #expect(second == nil, "released when the send returned")
+        withExtendedLifetime(app) {}
+    }
+}
