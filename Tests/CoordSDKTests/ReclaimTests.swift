@@ -13,19 +13,27 @@ struct ReclaimTests {
         let recorder = Recorder()
         let app = AppCoordinator()
         let (coordinators, view) = try chain(depth: 2, in: app.makeScene(identifier: "s"))
-        let owner = coordinators[0]
-        func install(_ generation: Int) {
-            owner.handle(Self.ping) { _ in
-                recorder.log.append("generation \(generation)")
-                install(generation + 1)  // frees the entry that is running, were it not retired
-                return .handled
+        /// Re-registers the handler from inside it, each time one generation later.
+        final class Installer {
+            unowned let owner: Coordinator
+            let recorder: Recorder
+            var generation = 0
+            init(_ owner: Coordinator, _ recorder: Recorder) { self.owner = owner; self.recorder = recorder }
+            func install() {
+                owner.handle(ReclaimTests.ping) { [unowned self] _ in
+                    recorder.log.append("generation \(generation)")
+                    generation += 1
+                    install()  // frees the entry that is running, were it not retired
+                    return .handled
+                }
             }
         }
-        install(0)
+        let installer = Installer(coordinators[0], recorder)
+        installer.install()
         for _ in 0..<50 { try view.send(Message(Self.ping, from: view)) }
         #expect(recorder.log.count == 50)
         #expect(recorder.log.last == "generation 49")
-        withExtendedLifetime(app) {}
+        withExtendedLifetime((app, installer)) {}
     }
 
     @Test("a handler that stops and releases its own coordinator finishes, and the next send goes up")
