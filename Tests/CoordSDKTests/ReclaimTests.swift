@@ -14,7 +14,7 @@ struct ReclaimTests {
         let app = AppCoordinator()
         let (coordinators, view) = try chain(depth: 2, in: app.makeScene(identifier: "s"))
         /// Re-registers the handler from inside it, each time one generation later.
-        final class Installer {
+        @MainActor final class Installer {
             unowned let owner: Coordinator
             let recorder: Recorder
             var generation = 0
