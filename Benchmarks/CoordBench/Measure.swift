@@ -12,15 +12,14 @@ func median(_ values: [Double]) -> Double {
 /// Monotonic nanoseconds.
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-/// Wall time and peak resident memory of one run of a program.
+/// Wall time and exit status of one run of a program.
 struct ProcessSample {
     let seconds: Double
-    let maxRSSKiB: Int
     let status: Int32
 }
 
 /// Runs `executable` to completion with stdout and stderr discarded (or `output` as stdout),
-/// and measures it with wait4's resource usage.
+/// and times it.
 func runMeasured(_ executable: String, _ arguments: [String], environment: [String: String], output: String = "/dev/null") -> ProcessSample {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -37,10 +36,37 @@ func runMeasured(_ executable: String, _ arguments: [String], environment: [Stri
         fatalError("cannot start \(executable)")
     }
     var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     let elapsed = Double(now() - start) / 1e9
-    return ProcessSample(seconds: elapsed, maxRSSKiB: usage.ru_maxrss, status: (status >> 8) & 0xFF)
+    return ProcessSample(seconds: elapsed, status: (status >> 8) & 0xFF)
+}
+
+/// The peak resident memory (VmHWM, KiB) of a program that reads commands on stdin, read from
+/// /proc once it has answered `echo ready`: after its start-up and first command, while it
+/// still runs. (wait4's ru_maxrss cannot be used: a child made with vfork inherits the
+/// parent's high-water mark.)
+func peakMemoryKiB(_ executable: String, _ arguments: [String], environment: [String: String]) -> Int {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = environment
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { fatalError("cannot start \(executable)") }
+    input.fileHandleForWriting.write(Data("echo ready\n".utf8))
+    var seen = Data()
+    while !seen.contains(Data("ready\n".utf8)) {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        seen.append(chunk)
+    }
+    let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+    try? input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
 }
 
 /// Runs each command `rounds` times, interleaved (A B C A B C …) so that drift on a shared

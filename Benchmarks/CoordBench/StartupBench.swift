@@ -15,8 +15,11 @@ enum StartupBench {
         ])
         precondition(samples[1].allSatisfy { $0.status == 0 }, "coordsh -c 'echo ok' failed")
         let trivial = median(samples[0].map(\.seconds)), shell = median(samples[1].map(\.seconds))
-        let trivialRSS = median(samples[0].map { Double($0.maxRSSKiB) }) / 1024
-        let shellRSS = median(samples[1].map { Double($0.maxRSSKiB) }) / 1024
+        let memory = (0..<5).map { _ in
+            (Double(peakMemoryKiB(env.trivial, ["--stdin"], environment: env.environment)) / 1024,
+             Double(peakMemoryKiB(env.coordsh, ["--config", env.shippedConfig], environment: env.environment)) / 1024)
+        }
+        let trivialRSS = median(memory.map(\.0)), shellRSS = median(memory.map(\.1))
         var rows = [
             ResultRow(measurement: "start-up, 4 plugins, -c 'echo ok'", figure: ms(shell), baseline: "trivial Swift exe \(ms(trivial))",
                 ratio: times(shell / trivial) + " trivial", goal: "≤ 20 ms", verdict: met(shell <= 0.020)),

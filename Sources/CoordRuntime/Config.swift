@@ -128,9 +128,9 @@ public struct Config: Sendable, Equatable {
         return Config.expand(databasePath, configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment)
     }
 
-    /// Where vetting verdicts are cached: `$XDG_CACHE_HOME/coordsh/plugin-verdicts.json`.
+    /// Where vetting verdicts are cached: `$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv`.
     public func expandedVerdictCachePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        Config.expand("$XDG_CACHE_HOME/coordsh/plugin-verdicts.json", configDirectory: nil, environment: environment)
+        Config.expand("$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv", configDirectory: nil, environment: environment)
     }
 
     /// The user's data folder: `$XDG_DATA_HOME/coordsh`.

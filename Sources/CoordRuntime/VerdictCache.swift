@@ -8,11 +8,13 @@ import Foundation
 /// An entry is keyed by the file's real path and holds its size, modification and change
 /// times, inode, device and SHA-256, and the host that vetted it. Any difference in those
 /// (the change time cannot be set back by a user) means the file changed: it is hashed and
-/// vetted again. The file is JSON in `$XDG_CACHE_HOME/coordsh/plugin-verdicts.json`;
+/// vetted again. The file, `$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv`, has one line per
+/// entry with tab-separated fields: it is read at every start with plugins, and a Codable JSON
+/// file of 500 entries took 20 ms to decode. It is read only when a plugin is looked up, and
 /// a missing or unreadable one is an empty cache, never an error.
 @MainActor
 public final class VerdictCache {
-    struct Entry: Codable, Equatable {
+    struct Entry: Equatable {
         var size: Int64
         var modified: Int64
         var changed: Int64
@@ -25,15 +27,22 @@ public final class VerdictCache {
 
     /// The cache file, or nil to keep verdicts in memory only.
     public let path: String?
-    private var entries: [String: Entry] = [:]
+    private var loaded: [String: Entry]?
     private var dirty = false
+    static let header = "coordsh plugin verdicts 1"
 
     public init(path: String?) {
         self.path = path
-        if let path, let data = FileManager.default.contents(atPath: path),
-           let decoded = try? JSONDecoder().decode([String: Entry].self, from: data) {
-            entries = decoded
+    }
+
+    private var entries: [String: Entry] {
+        get {
+            if let loaded { return loaded }
+            let read = path.map(Self.read) ?? [:]
+            loaded = read
+            return read
         }
+        set { loaded = newValue }
     }
 
     /// What the host that vets is: a verdict from another SDK, compiler or coordsh build is
@@ -61,18 +70,49 @@ public final class VerdictCache {
         dirty = true
     }
 
-    /// Writes the cache if it changed: to a temporary file, then renamed over the old one, so
-    /// that a reader never sees half of it. Failing to write only costs a later re-vetting.
+    /// Writes the cache if it changed, leaving out files that are gone: to a temporary file,
+    /// then renamed over the old one, so that a reader never sees half of it. Failing to write
+    /// only costs a later re-vetting.
     func save() {
         guard dirty, let path else { return }
         dirty = false
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        guard let data = try? encoder.encode(entries) else { return }
+        var lines = [Self.header]
+        for (file, entry) in entries.sorted(by: { $0.key < $1.key }) where FileManager.default.fileExists(atPath: file) {
+            let fields = [
+                file, "\(entry.size)", "\(entry.modified)", "\(entry.changed)", "\(entry.inode)", "\(entry.device)",
+                entry.sha256, entry.host, entry.verdict.name ?? "", entry.verdict.version ?? "",
+                entry.verdict.refusal?.rawValue ?? "", entry.verdict.reason ?? "",
+            ]
+            // A field with a tab or a line break cannot be written; that file is vetted again.
+            guard !fields.contains(where: { $0.contains("\t") || $0.contains("\n") }) else { continue }
+            lines.append(fields.joined(separator: "\t"))
+        }
         let temporary = path + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        guard FileManager.default.createFile(
+            atPath: temporary, contents: Data((lines.joined(separator: "\n") + "\n").utf8),
+            attributes: [.posixPermissions: 0o600]) else { return }
         if rename(temporary, path) != 0 { unlink(temporary) }
+    }
+
+    private static func read(_ path: String) -> [String: Entry] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        guard lines.first == Substring(header) else { return [:] }
+        var entries: [String: Entry] = [:]
+        for line in lines.dropFirst() {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 12, let size = Int64(f[1]), let modified = Int64(f[2]), let changed = Int64(f[3]),
+                  let inode = UInt64(f[4]), let device = UInt64(f[5]) else { continue }
+            let refusal = f[10].isEmpty ? nil : PluginRefusal.Kind(rawValue: f[10])
+            guard f[10].isEmpty || refusal != nil else { continue }
+            entries[f[0]] = Entry(
+                size: size, modified: modified, changed: changed, inode: inode, device: device, sha256: f[6], host: f[7],
+                verdict: PluginVerdict(
+                    name: f[8].isEmpty ? nil : f[8], version: f[9].isEmpty ? nil : f[9], refusal: refusal,
+                    reason: f[11].isEmpty ? nil : f[11]))
+        }
+        return entries
     }
 }
