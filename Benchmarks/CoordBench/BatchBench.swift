@@ -53,7 +53,8 @@ enum BatchBench {
     }
 
     /// The writes of the script, as the Cart plugin does them: `cart add` and `cart remove`
-    /// each in one write transaction (product check, cart row, quantity, upsert / delete).
+    /// each in one write transaction (product check, cart row, quantity, upsert / delete),
+    /// with statements compiled once as coordsh's data manager does.
     static func plainLoop(_ path: String) throws -> Double {
         var configuration = Configuration()
         configuration.busyMode = .timeout(2)
@@ -62,19 +63,21 @@ enum BatchBench {
         for cycle in 0..<(commands / 4) {
             let id = cycle % 60 + 1
             try pool.write { db in
-                _ = try Row.fetchOne(db, sql: "SELECT * FROM products WHERE id = ?", arguments: [id])
-                try db.execute(sql: "INSERT OR IGNORE INTO carts (owner) VALUES (?)", arguments: ["guest"])
-                let current = try Int.fetchOne(db, sql: "SELECT quantity FROM cart_lines WHERE owner = ? AND product_id = ?", arguments: ["guest", id]) ?? 0
-                try db.execute(sql: """
+                _ = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM products WHERE id = ?"), arguments: [id])
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO carts (owner) VALUES (?)").execute(arguments: ["guest"])
+                let current = try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT quantity FROM cart_lines WHERE owner = ? AND product_id = ?"),
+                    arguments: ["guest", id]) ?? 0
+                try db.cachedStatement(sql: """
                     INSERT INTO cart_lines (owner, product_id, quantity, position)
                     VALUES (?1, ?2, ?3, (SELECT coalesce(max(position), 0) + 1 FROM cart_lines WHERE owner = ?1))
                     ON CONFLICT (owner, product_id) DO UPDATE SET quantity = excluded.quantity
-                    """, arguments: ["guest", id, current + 1])
-                try db.execute(sql: "UPDATE carts SET updated_at = datetime('now') WHERE owner = ?", arguments: ["guest"])
+                    """).execute(arguments: ["guest", id, current + 1])
+                try db.cachedStatement(sql: "UPDATE carts SET updated_at = datetime('now') WHERE owner = ?").execute(arguments: ["guest"])
             }
             try pool.write { db in
-                try db.execute(sql: "INSERT OR IGNORE INTO carts (owner) VALUES (?)", arguments: ["guest"])
-                try db.execute(sql: "DELETE FROM cart_lines WHERE owner = ? AND product_id = ?", arguments: ["guest", id])
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO carts (owner) VALUES (?)").execute(arguments: ["guest"])
+                try db.cachedStatement(sql: "DELETE FROM cart_lines WHERE owner = ? AND product_id = ?").execute(arguments: ["guest", id])
                 precondition(db.changesCount == 1)
             }
         }

@@ -130,14 +130,31 @@ final class Connection: SQLDatabase {
 
     init(_ db: Database) { self.db = db }
 
+    // Statements are compiled once per connection and reused (GRDB's statement cache): a
+    // batch script runs the same few statements thousands of times, and compiling them each
+    // time (with GRDB's authorizer) was most of a command's cost. A string of several
+    // statements (a migration's script) is run as a script instead.
+
     func execute(_ sql: String, _ arguments: [SQLValue]) throws {
-        try db.execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
+        let values = StatementArguments(arguments.map { $0.databaseValue })
+        if Self.isSingleStatement(sql) {
+            try db.cachedStatement(sql: sql).execute(arguments: values)
+        } else {
+            try db.execute(sql: sql, arguments: values)
+        }
     }
 
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
-        try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue))).map { row in
+        let statement = try db.cachedStatement(sql: sql)
+        return try Row.fetchAll(statement, arguments: StatementArguments(arguments.map { $0.databaseValue })).map { row in
             SQLRow(columns: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init))
         }
+    }
+
+    /// No `;` except at the end: SQL text the statement cache can hold.
+    static func isSingleStatement(_ sql: String) -> Bool {
+        guard let semicolon = sql.firstIndex(of: ";") else { return true }
+        return sql[sql.index(after: semicolon)...].allSatisfy(\.isWhitespace)
     }
 
     var lastInsertedRowID: Int64 { db.lastInsertedRowID }

@@ -189,7 +189,9 @@ struct Builtin {
         guard session.scene.back(), let view = session.currentView else {
             throw ShellError("nowhere to go back to", code: "no_history", status: .failure)
         }
-        return CommandResult(lines: session.render(view), json: ["page": session.pageJSON(view)])
+        var result = CommandResult()
+        result.show(view)
+        return result
     }
 
     static func whereCommand(_ session: Session, _ args: [String]) throws -> CommandResult {

@@ -1,3 +1,5 @@
+import CoordSDK
+
 /// What one shell command produced: text for people and a JSON document for machines.
 ///
 /// Every command builds both from the same data, so `--json` can never drift from what the
@@ -13,6 +15,24 @@ public struct CommandResult {
     public init(lines: [String] = [], json: [String: Any] = [:]) {
         self.lines = lines
         self.json = json
+    }
+
+    /// Adds the page `view` shows, as text and as the `page` document. The view renders once:
+    /// rendering may read the database (the cart prices its lines).
+    @MainActor mutating func show(_ view: PageView) {
+        let rendering = view.render()
+        lines += Self.lines(of: rendering)
+        var page: [String: Any] = [
+            "route": view.page.route.description, "url": view.page.route.url,
+            "title": rendering.title, "lines": rendering.lines,
+        ]
+        if !rendering.fields.isEmpty { page["fields"] = rendering.fields }
+        json["page"] = page
+    }
+
+    /// A rendering as the shell prints it: the title as a heading, then the body.
+    static func lines(of rendering: Rendering) -> [String] {
+        ["── \(rendering.title) ──"] + rendering.lines
     }
 }
 

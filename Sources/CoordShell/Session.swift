@@ -48,8 +48,7 @@ public final class Session {
                 // A builtin that changed the page (`plugins load` resuming a waiting checkout)
                 // shows it, as a message would.
                 if scene.displayCount != before, result.json["page"] == nil, let view = currentView {
-                    result.lines += render(view)
-                    result.json["page"] = pageJSON(view)
+                    result.show(view)
                 }
                 return result
             }
@@ -167,8 +166,7 @@ public final class Session {
             result.lines.append("\(message.name) is queued; see 'queue'")
         }
         if let view = currentView, scene.displayCount != before {
-            result.lines += render(view)
-            result.json["page"] = pageJSON(view)
+            result.show(view)
         }
         return result
     }
@@ -180,24 +178,13 @@ public final class Session {
         let message = Message(AppCoordinator.globalDisplay, Arguments([("page", .route(request))]), from: currentView ?? scene)
         var result = try send(message, from: currentView ?? scene, trace: trace)
         if result.json["page"] == nil, let view = currentView {
-            result.lines += render(view)
-            result.json["page"] = pageJSON(view)
+            result.show(view)
         }
         return result
     }
 
+    /// The page as text, for the interactive start.
     func render(_ view: PageView) -> [String] {
-        let rendering = view.render()
-        return ["── \(rendering.title) ──"] + rendering.lines
-    }
-
-    func pageJSON(_ view: PageView) -> [String: Any] {
-        let rendering = view.render()
-        var json: [String: Any] = [
-            "route": view.page.route.description, "url": view.page.route.url,
-            "title": rendering.title, "lines": rendering.lines,
-        ]
-        if !rendering.fields.isEmpty { json["fields"] = rendering.fields }
-        return json
+        CommandResult.lines(of: view.render())
     }
 }
