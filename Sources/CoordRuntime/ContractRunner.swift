@@ -187,7 +187,7 @@ public final class ContractRunner {
 }
 
 /// What vetting concluded about one plugin file; cached until the file changes.
-public struct PluginVerdict: Codable, Sendable, Equatable {
+public struct PluginVerdict: Sendable, Equatable {
     public var name: String?
     public var version: String?
     /// Nil when the plugin may be loaded.
