@@ -185,19 +185,3 @@ public final class ContractRunner {
         return PluginVerdict(name: name, version: version, refusal: nil, reason: nil)
     }
 }
-
-/// What vetting concluded about one plugin file; cached until the file changes.
-public struct PluginVerdict: Sendable, Equatable {
-    public var name: String?
-    public var version: String?
-    /// Nil when the plugin may be loaded.
-    public var refusal: PluginRefusal.Kind?
-    public var reason: String?
-
-    public init(name: String? = nil, version: String? = nil, refusal: PluginRefusal.Kind?, reason: String?) {
-        self.name = name
-        self.version = version
-        self.refusal = refusal
-        self.reason = reason
-    }
-}
