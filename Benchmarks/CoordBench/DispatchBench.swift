@@ -6,7 +6,7 @@ import Foundation
 @MainActor
 enum DispatchBench {
     static let iterations = 2_000_000
-    static let rounds = 9
+    static let rounds = 15
 
     /// What every handler and the baseline closure do: bump a counter they capture, so that
     /// the closure has a context like a real handler's `[unowned self]`.
@@ -15,17 +15,6 @@ enum DispatchBench {
 
     @inline(never) static func makeHandler(_ counter: Counter) -> MessageHandler {
         { [counter] _ in counter.value &+= 1; return .handled }
-    }
-
-    /// The median ns per operation of `rounds` runs of `loop`, which does `count` operations.
-    static func measure(count: Int = iterations, _ loop: () throws -> Void) rethrows -> Double {
-        var samples: [Double] = []
-        for _ in 0..<rounds {
-            let start = now()
-            try loop()
-            samples.append(Double(now() - start) / Double(count))
-        }
-        return median(samples)
     }
 
     // The baseline: the same handler closure called directly, kept opaque (made behind
@@ -70,40 +59,60 @@ enum DispatchBench {
         return try parent.show(BenchPage.home)
     }
 
+    /// ns per operation of one timed loop of `count` operations.
+    static func once(count: Int = iterations, _ loop: () throws -> Void) rethrows -> Double {
+        let start = now()
+        try loop()
+        return Double(now() - start) / Double(count)
+    }
+
+    /// Each round times the closure, the three chains and NotificationCenter back to back, and
+    /// the ratios are taken within the round: the machine's speed drifts between rounds (the
+    /// same closure call measured 1.3 ns and 1.9 ns a few seconds apart), not within one.
     static func run() throws -> [ResultRow] {
         let ping = MessageName("globalPing")
         let closure = makeHandler(counter)
-        let closureNs = try measure { try callClosure(closure, Message(ping)) }
         var keep: [AppCoordinator] = []
-        var chainNs: [Int: Double] = [:]
+        var senders: [(PageView, Message)] = []
         for depth in [1, 5, 20] {
             let view = try chain(depth: depth, keep: &keep)
-            let message = Message(ping, from: view)
-            chainNs[depth] = try measure { try sendMessages(view, message) }
+            senders.append((view, Message(ping, from: view)))
         }
         let name = Notification.Name("globalPing")
         let observer = NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { _ in
             MainActor.assumeIsolated { counter.value &+= 1 }
         }
         let posts = iterations / 10
-        let notificationNs = measure(count: posts) {
-            for _ in 0..<posts { NotificationCenter.default.post(name: name, object: nil) }
+        var closureNs: [Double] = [], notificationNs: [Double] = []
+        var chainNs = [[Double]](repeating: [], count: 3), ratios = [[Double]](repeating: [], count: 3)
+        var speedups = [[Double]](repeating: [], count: 3)
+        for _ in 0..<rounds {
+            let direct = try once { try callClosure(closure, Message(ping)) }
+            let posted = once(count: posts) { for _ in 0..<posts { NotificationCenter.default.post(name: name, object: nil) } }
+            closureNs.append(direct)
+            notificationNs.append(posted)
+            for (index, (view, message)) in senders.enumerated() {
+                let sent = try once { try sendMessages(view, message) }
+                chainNs[index].append(sent)
+                ratios[index].append(sent / direct)
+                speedups[index].append(posted / sent)
+            }
         }
         NotificationCenter.default.removeObserver(observer)
         precondition(counter.value > 0)
 
-        var rows = [ResultRow(measurement: "direct closure call", figure: ns(closureNs), baseline: "", ratio: "", goal: "", verdict: nil)]
-        for depth in [1, 5, 20] {
-            let value = chainNs[depth]!
-            let ratio = value / closureNs, faster = notificationNs / value
+        let closureMedian = median(closureNs), notificationMedian = median(notificationNs)
+        var rows = [ResultRow(measurement: "direct closure call", figure: ns(closureMedian), baseline: "", ratio: "", goal: "", verdict: nil)]
+        for (index, depth) in [1, 5, 20].enumerated() {
+            let ratio = median(ratios[index]), faster = median(speedups[index])
             rows.append(ResultRow(
-                measurement: "dispatch, chain depth \(depth)", figure: ns(value),
-                baseline: "closure \(ns(closureNs)), Notif. \(String(format: "%.0f ns", notificationNs))",
+                measurement: "dispatch, chain depth \(depth)", figure: ns(median(chainNs[index])),
+                baseline: "closure \(ns(closureMedian)), Notif. \(String(format: "%.0f ns", notificationMedian))",
                 ratio: "\(times(ratio)) closure, \(String(format: "%.0f", faster))× < Notif.",
                 goal: depth == 5 ? "≤ 2.5× closure, ≥ 30×" : "",
                 verdict: depth == 5 ? met(ratio <= 2.5 && faster >= 30) : nil))
         }
-        rows.append(ResultRow(measurement: "NotificationCenter.post, 1 observer", figure: ns(notificationNs), baseline: "", ratio: "", goal: "", verdict: nil))
+        rows.append(ResultRow(measurement: "NotificationCenter.post, 1 observer", figure: ns(notificationMedian), baseline: "", ratio: "", goal: "", verdict: nil))
         return rows
     }
 }
