@@ -39,7 +39,7 @@ enum StartupBench {
         var configs: [String] = []
         for count in counts {
             let folder = try env.folder("plugins\(count)")
-            for index in 1...max(count, 1) where count > 0 {
+            for index in stride(from: 1, through: count, by: 1) {
                 try FileManager.default.copyItem(atPath: image, toPath: folder + String(format: "/libgen%04d.so", index))
             }
             let config = try env.config(named: "generated\(count)", pluginDirectories: [folder])

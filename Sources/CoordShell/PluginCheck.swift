@@ -69,9 +69,12 @@ public enum PluginCheckChild {
     public static func run(_ options: Options) -> Int32 {
         let scratch = NSTemporaryDirectory() + "coordsh-check-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let environment = ContractEnvironment { app, pluginName in
+        // Vetting runs only checks that need no services: it gets no scratch database and no
+        // companions (it runs at start-up, once per new or changed plugin).
+        let needsServices = options.only.map { $0.contains { !ContractSuite.vettingChecks.contains($0) } } ?? true
+        let environment = needsServices ? ContractEnvironment { app, pluginName in
             try prepare(app, pluginName: pluginName, options: options, scratch: scratch)
-        }
+        } : ContractEnvironment()
         let suite: ContractSuite
         if let descriptor = options.descriptor {
             do {
