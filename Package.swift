@@ -53,7 +53,6 @@ let package = Package(
             path: "Benchmarks/CoordBench", exclude: ["fixtures"]),
         .executableTarget(name: "TrivialExecutable", path: "Benchmarks/Trivial"),
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
-        .testTarget(name: "CoordSDKTests", dependencies: [sdk]),
         .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["TestSupport"], exclude: ["fixtures"]),
         .testTarget(name: "ShopTests", dependencies: [sdk, "CoordRuntime", "CoordData", "TestSupport"]),

@@ -16,7 +16,7 @@ final class AccountCoordinator: Coordinator {
     init() {
         super.init(identifier: AccountPage.feature)
         handle(Self.create) { [unowned self] message in
-            let email = message.arguments.string("email")!
+            let email = try message.string("email")
             try AccountService.validate(email: email)
             let accounts = try require(Services.accounts, for: "account create")
             let password = try require(Services.secrets, for: "account create").secret("New password for \(email)", confirm: true)
@@ -26,13 +26,13 @@ final class AccountCoordinator: Coordinator {
             return .handled
         }
         handle(Self.confirm) { [unowned self] message in
-            let user = try require(Services.accounts, for: "account confirm").confirm(code: message.arguments.string("code")!)
+            let user = try require(Services.accounts, for: "account confirm").confirm(code: try message.string("code"))
             report(.note("confirmed \(user.email); log in with 'account login \(user.email)'"))
             try show(AccountPage.login)
             return .handled
         }
         handle(Self.login) { [unowned self] message in
-            let email = message.arguments.string("email")!
+            let email = try message.string("email")
             try AccountService.validate(email: email)
             let accounts = try require(Services.accounts, for: "account login")
             let password = try require(Services.secrets, for: "account login").secret("Password for \(email)", confirm: false)

@@ -24,12 +24,12 @@ final class CartCoordinator: Coordinator {
             return .handled
         }
         handle(Self.remove) { [unowned self] message in
-            try carts("cart remove").remove(message.arguments.int("productID")!, for: owner)
+            try carts("cart remove").remove(try message.int("productID"), for: owner)
             try show(CartPage.cart)
             return .handled
         }
         handle(Self.set) { [unowned self] message in
-            try carts("cart set").set(message.arguments.int("productID")!, quantity: message.arguments.int("quantity")!, for: owner)
+            try carts("cart set").set(try message.int("productID"), quantity: try message.int("quantity"), for: owner)
             try show(CartPage.cart)
             return .handled
         }
@@ -39,7 +39,7 @@ final class CartCoordinator: Coordinator {
             return .handled
         }
         handle(Self.offer) { [unowned self] message in
-            let offer = try carts("cart offer").apply(offer: message.arguments.string("code")!, for: owner)
+            let offer = try carts("cart offer").apply(offer: try message.string("code"), for: owner)
             report(.note("promo code \(offer.code) applied: \(offer.summary)"))
             try show(CartPage.cart)
             return .handled
@@ -48,7 +48,10 @@ final class CartCoordinator: Coordinator {
             Self.checkout, needs: [Services.accounts.key, Services.user.key],
             whileWaiting: { [unowned self] message, missing in try checkoutWaits(message, missing) }
         ) { [unowned self] _ in
-            let user = dependencies![Services.user]!
+            // Declared as a need, so it is there when the handler runs; a guard, not a trap.
+            guard let user = dependencies?[Services.user] else {
+                throw CoordError.failed("cart checkout: nobody is logged in; 'account login EMAIL' first")
+            }
             let carts = try carts("cart checkout")
             guard try !carts.summary(for: .user(user.id)).isEmpty else {
                 throw CoordError.failed("cart checkout: the cart is empty; 'cart add PRODUCT_ID' first")

@@ -12,10 +12,10 @@ public enum CartPage: Page, Equatable {
     public static let cases: [PageCase] = [
         PageCase("cart", summary: "what is in the cart") { _ in CartPage.cart },
         PageCase("checkout", [Parameter("key", .string, summary: "the checkout's idempotency key")], summary: "review the order before paying") {
-            CartPage.checkout(key: $0.string("key")!)
+            CartPage.checkout(key: try $0.requireString("key"))
         },
         PageCase("offer", [Parameter("code", .string, summary: "promo code")], summary: "what a promo code gives") {
-            CartPage.offer(code: $0.string("code")!)
+            CartPage.offer(code: try $0.requireString("code"))
         },
     ]
 

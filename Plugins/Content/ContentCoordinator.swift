@@ -13,11 +13,11 @@ final class ContentCoordinator: Coordinator {
             return .handled
         }
         handle(Self.show) { [unowned self] message in
-            try show(ContentPage.product(id: message.arguments.int("id")!))
+            try show(ContentPage.product(id: try message.int("id")))
             return .handled
         }
         handle(Self.search) { [unowned self] message in
-            try show(ContentPage.search(query: message.arguments.string("text")!))
+            try show(ContentPage.search(query: try message.string("text")))
             return .handled
         }
     }

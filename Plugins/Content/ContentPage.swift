@@ -15,10 +15,10 @@ public enum ContentPage: Page, Equatable {
             ContentPage.list(category: $0.string("category"))
         },
         PageCase("product", [Parameter("id", .int, summary: "product id")], summary: "one product") {
-            ContentPage.product(id: $0.int("id")!)
+            ContentPage.product(id: try $0.requireInt("id"))
         },
         PageCase("search", [Parameter("query", .string, summary: "words to look for")], summary: "search results") {
-            ContentPage.search(query: $0.string("query")!)
+            ContentPage.search(query: try $0.requireString("query"))
         },
     ]
 

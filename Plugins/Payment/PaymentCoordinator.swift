@@ -13,14 +13,14 @@ final class PaymentCoordinator: Coordinator {
         super.init(identifier: PaymentPage.feature)
         handle(Self.pay) { [unowned self] message in
             let user = try loggedIn("payment pay")
-            let orderID = try require(Services.payments, for: "payment pay").pay(cardNumber: message.arguments.string("cardNumber")!, user: user)
+            let orderID = try require(Services.payments, for: "payment pay").pay(cardNumber: try message.string("cardNumber"), user: user)
             report(.note("paid: order \(orderID)"))
             let receipt = RouteRequest(feature: PaymentPage.feature, page: "receipt", arguments: [.init("orderID", String(orderID))])
             try send(Message(AppCoordinator.globalDisplay, Arguments([("page", .route(receipt))]), from: self))
             return .handled
         }
         handle(Self.receipt) { [unowned self] message in
-            try show(PaymentPage.receipt(orderID: message.arguments.int("orderID")!))
+            try show(PaymentPage.receipt(orderID: try message.int("orderID")))
             return .handled
         }
         handle(Self.orders) { [unowned self] _ in

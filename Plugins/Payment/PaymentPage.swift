@@ -11,7 +11,7 @@ public enum PaymentPage: Page, Equatable {
     public static let cases: [PageCase] = [
         PageCase("method", summary: "how to pay, and the test cards") { _ in PaymentPage.method },
         PageCase("receipt", [Parameter("orderID", .int, summary: "order number")], summary: "the receipt of a paid order") {
-            PaymentPage.receipt(orderID: $0.int("orderID")!)
+            PaymentPage.receipt(orderID: try $0.requireInt("orderID"))
         },
         PageCase("orders", summary: "your paid orders") { _ in PaymentPage.orders },
     ]

@@ -26,5 +26,9 @@ let package = Package(
         .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
         .target(name: "CoordLoading", dependencies: ["CoordSDK", "CCoordABI", "CLibFFI"]),
         .target(name: "CoordContract", dependencies: ["CoordSDK", "CoordLoading"]),
+        // Unit tests of the SDK without any dlopen: the tree, propagation, queues, the chain and
+        // its executor. ./test runs them under AddressSanitizer (the dispatch fast path reads
+        // unretained references, so a use after free must be caught, not hoped against).
+        .testTarget(name: "CoordSDKTests", dependencies: ["CoordSDK"]),
     ]
 )

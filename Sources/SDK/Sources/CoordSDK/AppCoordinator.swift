@@ -114,16 +114,27 @@ public final class AppCoordinator: Coordinator {
         guard let scene = scene ?? scenes.first else {
             throw CoordError.failed("\(message.name): no scene is open to run feature '\(feature.name)'")
         }
-        let target = scene.coordinator(for: feature)
-        if chain.contains(ObjectIdentifier(target)) {
+        guard scene.parent === self else {
+            throw CoordError.failed("\(message.name): scene \(scene.identifier) closed while the message was on its way")
+        }
+        if let running = scene.runningCoordinator(for: feature), chain.contains(ObjectIdentifier(running)) {
             // It was on the way up and did not finish the message; delivering it again would
             // run its handler twice.
             if handledBelow { return .handled }
             trace?.record(self, .unhandled)
             throw CoordError.unknownVerb(prefix: feature.definition.prefix, verb: message.name.verb, suggestion: nil)
         }
+        // The feature's door: whoever sent it (the prompt, another plugin, a replay), the
+        // handler only ever sees arguments that match what the feature declared.
+        do {
+            try feature.check(message)
+        } catch {
+            trace?.record(self, .unhandled)
+            throw error
+        }
+        let target = scene.coordinator(for: feature)
         trace?.record(self, .routed(to: target.chainDescription))
-        return try target.deliver(message, trace: trace)
+        return try target.deliver(message, handledBelow: handledBelow, trace: trace)
     }
 
     private func suggestion(for name: MessageName) -> String? {
@@ -141,22 +152,15 @@ public final class AppCoordinator: Coordinator {
 extension Coordinator {
     /// Runs a message routed down to this coordinator by the app. It is not passed up again:
     /// it already came from there.
-    func deliver(_ message: Message, trace: DispatchTrace?) throws -> DispatchOutcome {
+    func deliver(_ message: Message, handledBelow: Bool, trace: DispatchTrace?) throws -> DispatchOutcome {
         guard let handler = handlers[message.name.id] else {
             trace?.record(self, .unhandled)
             throw CoordError.unknownVerb(prefix: message.name.prefix.string, verb: message.name.verb, suggestion: nil)
         }
-        if !handler.needs.isEmpty, !(dependencies?.keys.isSuperset(of: handler.needs) ?? false) {
-            return try enqueue(message, needs: handler.needs, trace: trace)
-        }
-        switch try handler.body(message) {
-        case .handled, .handledAndPassOn:
-            trace?.record(self, .handled)
-            return .handled
-        case .passOn:
-            trace?.record(self, .unhandled)
-            throw CoordError.unhandledMessage(message.name.string, path: pathDescription(from: message.sender))
-        }
+        var handledBelow = handledBelow
+        // Routed, the executor always ends the send here (handled, queued or an error).
+        return try DispatchExecutor.visit(
+            self, handler, message, trace: trace, routed: true, handledBelow: &handledBelow) ?? .handled
     }
 }
 

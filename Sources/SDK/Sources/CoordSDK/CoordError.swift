@@ -13,6 +13,12 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownMessage(String, suggestion: String?)
     case unknownVerb(prefix: String, verb: String, suggestion: String?)
     case unhandledMessage(String, path: [String])
+    /// A message sent by code did not match the receiving feature's declaration; refused at
+    /// the feature's door before any handler ran. `expected` is the declared signature.
+    case malformedMessage(String, reason: String, expected: String)
+    /// The level whose handler passed the message on left the tree while handling it (it
+    /// stopped its own coordinator, closed its own page), and no level had handled it.
+    case leftTree(message: String, level: String)
     case queueFull(message: String, at: String, capacity: Int)
     case registration(String)
     case notStarted(String)
@@ -34,6 +40,8 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownMessage: "unknown_message"
         case .unknownVerb: "unknown_verb"
         case .unhandledMessage: "unhandled_message"
+        case .malformedMessage: "malformed_message"
+        case .leftTree: "left_tree"
         case .queueFull: "queue_full"
         case .registration: "registration"
         case .notStarted: "not_started"
@@ -67,6 +75,10 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
             return "'\(p)' has no command '\(v)'\(hint(s.map { "\(p) \($0)" })); try 'help \(p)'"
         case .unhandledMessage(let m, let path):
             return "nobody handled '\(m)' (it went \(path.joined(separator: " → ")))"
+        case .malformedMessage(let m, let reason, let expected):
+            return "\(m): \(reason) (expected \(expected))"
+        case .leftTree(let m, let level):
+            return "'\(m)' went no further: \(level) left the tree while handling it, and nobody had handled it"
         case .queueFull(let m, let at, let capacity):
             return "cannot queue '\(m)' at \(at): its queue is full (\(capacity) messages)"
         case .registration(let s), .plugin(let s), .failed(let s), .database(let s):

@@ -54,6 +54,10 @@ open class Coordinator: Responder {
     /// Stops `child` and removes it from the tree.
     public func stopChild(_ child: Coordinator) {
         guard let index = children.firstIndex(where: { $0 === child }) else { return }
+        // A send may still be running the child's handler (it may have stopped itself): the
+        // child lives until the outermost send returns, and that send reads nothing of it
+        // after the epoch moved.
+        DispatchReclaimer.retire(child)
         if child.isStarted { child.stop() }
         children.remove(at: index)
         child.parent = nil
@@ -160,6 +164,7 @@ open class Coordinator: Responder {
     }
 
     private func detach(_ view: PageView) {
+        DispatchReclaimer.retire(view)  // a send may be running its handler
         view.dropQueuedMessages(reason: "page \(view.page.route) closed")
         view.parent = nil
         view.clearDispatchCache()

@@ -50,12 +50,18 @@ enum DispatchReclaimer {
 
 /// Per-level cache of resolved paths, indexed by interned message id.
 struct DispatchCache {
+    /// A path that is a single handler with no needs (the common case) and that handler,
+    /// both unretained: a send runs the handler straight from here without touching any
+    /// reference count. The cache or the handler table that owns either retires it rather
+    /// than freeing it during a send.
+    struct Fast {
+        let handler: Unmanaged<HandlerEntry>
+        let path: Unmanaged<DispatchPath>
+    }
+
     private var epoch: UInt64 = 0
     private var paths: ContiguousArray<DispatchPath?> = []
-    /// For each path that is a single handler with no needs (the common case), that handler,
-    /// unretained: a send runs it straight from here without touching any reference count.
-    /// The handler table that owns it retires it rather than freeing it during a send.
-    private var singles: ContiguousArray<Unmanaged<HandlerEntry>?> = []
+    private var fasts: ContiguousArray<Fast?> = []
 
     /// The path for `id` if it is still valid.
     @inline(__always)
@@ -64,11 +70,12 @@ struct DispatchCache {
         return paths[Int(id)]
     }
 
-    /// The single handler cached for `id`, or nil when there is none or the cache is stale.
+    /// The single handler cached for `id` with its path, or nil when there is none or the
+    /// cache is stale.
     @inline(__always)
-    func single(for id: Int32) -> Unmanaged<HandlerEntry>? {
-        guard epoch == DispatchEpoch.current, Int(id) < singles.count else { return nil }
-        return singles[Int(id)]
+    func fast(for id: Int32) -> Fast? {
+        guard epoch == DispatchEpoch.current, Int(id) < fasts.count else { return nil }
+        return fasts[Int(id)]
     }
 
     /// Runs `handler` without retaining it or its closure. Not isolated, so that the closure
@@ -82,23 +89,23 @@ struct DispatchCache {
         if epoch != DispatchEpoch.current {
             DispatchReclaimer.retire(paths.compactMap { $0 })
             paths.removeAll(keepingCapacity: true)
-            singles.removeAll(keepingCapacity: true)
+            fasts.removeAll(keepingCapacity: true)
             epoch = DispatchEpoch.current
         }
         if paths.count <= Int(id) {
             paths.append(contentsOf: repeatElement(nil, count: Int(id) + 1 - paths.count))
-            singles.append(contentsOf: repeatElement(nil, count: Int(id) + 1 - singles.count))
+            fasts.append(contentsOf: repeatElement(nil, count: Int(id) + 1 - fasts.count))
         }
         if let old = paths[Int(id)] { DispatchReclaimer.retire(old) }
         paths[Int(id)] = path
-        singles[Int(id)] = path.only.map { Unmanaged.passUnretained($0) }
+        fasts[Int(id)] = path.only.map { Fast(handler: Unmanaged.passUnretained($0), path: Unmanaged.passUnretained(path)) }
     }
 
     /// Empties the cache, retiring its paths.
     mutating func clear() {
         DispatchReclaimer.retire(paths.compactMap { $0 })
         paths = []
-        singles = []
+        fasts = []
         epoch = 0
     }
 }
@@ -108,61 +115,124 @@ struct DispatchCache {
 ///
 /// This is what makes dispatch cheap at any depth: levels without a handler cost nothing, and
 /// nothing is looked up by string, walked through weak references or retained on the hot path.
+/// It is trusted only while `DispatchEpoch` stays where it was when the path was built; after a
+/// handler moved it, the send goes on by walking (`DispatchExecutor`).
 @MainActor
 final class DispatchPath {
     // Levels and handler entries are held unowned(unsafe): retaining them per hop was most of
-    // the cost of a send. It is safe because a path never outlives the tree it was built from:
-    // any change of a parent link, handler table or registry advances the epoch, a level that
-    // leaves the tree clears its cache, a responder's deinit advances the epoch too, and what
-    // is let go of while a send runs is retired until it returns (`DispatchReclaimer`).
+    // the cost of a send. They are read only while the epoch is the path's own: any change of a
+    // parent link, handler table or registry advances it, and so does a responder's deinit, so
+    // an unchanged epoch means nothing on the path was freed or moved. Once it has moved, only
+    // the weak `survivor` of the step that just ran is read.
     struct Step {
         unowned(unsafe) let level: Responder
         unowned(unsafe) let handler: HandlerEntry
+        /// The same level, weakly: what the send reads after a handler changed the tree.
+        weak var survivor: Responder?
+        /// Whether the level had a parent when the path was built (the top has none).
+        let hadParent: Bool
+        /// How many levels of `chain` the send has passed once it is at this level.
+        let passed: Int
+        /// The level's name, for the error if it is released by its own handler.
+        let name: String
     }
 
+    /// The epoch the path was built in.
+    let epoch: UInt64
     let steps: ContiguousArray<Step>
     /// The one handler when the path has a single step with no needs (the cache keeps its
     /// body inline for the fast path).
     unowned(unsafe) let only: HandlerEntry?
     unowned(unsafe) let top: Responder
     unowned(unsafe) let scene: SceneCoordinator?
+    /// The scene again, weakly, and how many levels lie up to it, for a send that goes on
+    /// walking after the tree changed.
+    weak var survivingScene: SceneCoordinator?
+    let scenePassed: Int
     let chain: [ObjectIdentifier]
 
     init(from start: Responder, name: MessageName) {
         var steps = ContiguousArray<Step>()
         var chain: [ObjectIdentifier] = []
         var scene: SceneCoordinator?
+        var scenePassed = Int.max
         var level: Responder? = start
         var top = start
         while let current = level {
             top = current
             chain.append(ObjectIdentifier(current))
-            if scene == nil, let s = current as? SceneCoordinator { scene = s }
-            if let handler = current.handlers[name.id] { steps.append(Step(level: current, handler: handler)) }
+            if scene == nil, let s = current as? SceneCoordinator {
+                scene = s
+                scenePassed = chain.count
+            }
+            if let handler = current.handlers[name.id] {
+                steps.append(Step(
+                    level: current, handler: handler, survivor: current, hadParent: current.parent != nil,
+                    passed: chain.count, name: current.chainDescription))
+            }
             level = current.parent
         }
+        self.epoch = DispatchEpoch.current
         self.steps = steps
         self.only = steps.count == 1 && !steps[0].handler.hasNeeds ? steps[0].handler : nil
         self.top = top
         self.scene = scene
+        self.survivingScene = scene
+        self.scenePassed = scenePassed
         self.chain = chain
     }
 
+    /// Runs the path from its first step; the epoch was checked by the cache lookup.
     @inline(__always)
     func run(_ message: Message) throws -> DispatchOutcome {
-        var handledBelow = false
-        for index in steps.indices {
+        try run(message, from: 0, handledBelow: false)
+    }
+
+    /// Runs the steps from `first` on, re-checking the epoch after every handler.
+    func run(_ message: Message, from first: Int, handledBelow: Bool) throws -> DispatchOutcome {
+        var handledBelow = handledBelow
+        var index = first
+        while index < steps.count {
+            // A handler before this step may have changed the tree; the path is only trusted
+            // while the epoch is its own. (Step 0 of a fresh send was checked by the lookup.)
+            if index > 0, DispatchEpoch.current != epoch {
+                return try goOnWalking(message, afterStep: index - 1, handledBelow: handledBelow)
+            }
             let step = steps[index]
-            if step.handler.hasNeeds, !(step.level.dependencies?.keys.isSuperset(of: step.handler.needs) ?? false) {
-                return try step.level.enqueue(message, needs: step.handler.needs, trace: nil)
+            if let outcome = try DispatchExecutor.visit(
+                step.level, step.handler, message, trace: nil, routed: false, handledBelow: &handledBelow)
+            {
+                return outcome
             }
-            switch try step.handler.body(message) {
-            case .handled: return .handled
-            case .passOn: continue
-            case .handledAndPassOn: handledBelow = true
-            }
+            index += 1
+        }
+        if DispatchEpoch.current != epoch, !steps.isEmpty {
+            return try goOnWalking(message, afterStep: steps.count - 1, handledBelow: handledBelow)
         }
         return try finish(message, handledBelow: handledBelow)
+    }
+
+    /// The handler of step `index` (the fast path ran it) let the message go on.
+    func goOn(_ message: Message, afterStep index: Int, _ disposition: Disposition) throws -> DispatchOutcome {
+        var handledBelow = false
+        if DispatchEpoch.current == epoch {
+            _ = try DispatchExecutor.settle(
+                disposition, at: steps[index].level, message, trace: nil, routed: false, handledBelow: &handledBelow)
+            return try run(message, from: index + 1, handledBelow: handledBelow)
+        }
+        // Nothing of the path may be read now but the step's weak survivor.
+        handledBelow = disposition == .handledAndPassOn
+        return try goOnWalking(message, afterStep: index, handledBelow: handledBelow)
+    }
+
+    /// The tree changed while the handler of step `index` ran: walk on from its level's parent.
+    private func goOnWalking(_ message: Message, afterStep index: Int, handledBelow: Bool) throws -> DispatchOutcome {
+        let step = steps[index]
+        let passed = step.passed
+        let scene = scenePassed <= passed ? survivingScene : nil
+        var executor = DispatchExecutor(
+            message, trace: nil, handledBelow: handledBelow, chain: Array(chain.prefix(passed)), scene: scene)
+        return try executor.goOn(after: step.survivor, hadParent: step.hadParent, name: step.name)
     }
 
     /// No level finished the message: the top of the chain routes it or reports it.

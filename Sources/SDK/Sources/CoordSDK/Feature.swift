@@ -80,10 +80,33 @@ public final class Feature {
     /// The plugin that registered it (name, version, file), or nil for one registered in code.
     public let origin: PluginOrigin?
 
+    /// The declared messages by interned name, for the check at the feature's door.
+    private let specs: [Int32: MessageSpec]
+
     init(_ definition: FeatureDefinition, origin: PluginOrigin?) {
         self.definition = definition
         self.prefix = FeaturePrefix(definition.prefix)
         self.origin = origin
+        var specs: [Int32: MessageSpec] = [:]
+        for spec in definition.messages { specs[definition.messageName(spec.verb).id] = spec }
+        self.specs = specs
+    }
+
+    /// Checks a message routed to this feature against the feature's declaration: every
+    /// required argument present, none unknown or given twice, each of its declared type.
+    ///
+    /// The root calls this before any handler of the feature runs, whoever sent the message,
+    /// so a handler may rely on its declared arguments (and a plugin that sends another
+    /// feature a malformed message gets a one-line error instead of crashing the host).
+    /// Messages the feature does not declare are not checked: a coordinator may handle
+    /// undeclared names for its own children.
+    public func check(_ message: Message) throws(CoordError) {
+        guard let spec = specs[message.name.id] else { return }
+        if let reason = message.arguments.mismatch(with: spec.arguments) {
+            throw .malformedMessage(
+                message.name.string, reason: reason,
+                expected: ([message.name.string] + spec.arguments.map(\.signature)).joined(separator: " "))
+        }
     }
 
     public var name: String { definition.name }

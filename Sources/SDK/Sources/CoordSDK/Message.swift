@@ -77,3 +77,40 @@ final class HandlerEntry {
         self.hasNeeds = !needs.isEmpty
     }
 }
+
+extension Message {
+    /// The required `Int` argument `name`.
+    ///
+    /// A declared argument has been checked at the receiving feature's door, so for those this
+    /// cannot fail; it throws instead of trapping so that a handler reading a name it never
+    /// declared (or a message it handles undeclared) costs one command, not the host.
+    public func int(_ name: String) throws(CoordError) -> Int {
+        guard let value = arguments[name]?.intValue else { throw argumentError(name, .int) }
+        return value
+    }
+
+    /// The required `String` argument `name`; see `int(_:)`.
+    public func string(_ name: String) throws(CoordError) -> String {
+        guard let value = arguments[name]?.stringValue else { throw argumentError(name, .string) }
+        return value
+    }
+
+    /// The required `Bool` argument `name`; see `int(_:)`.
+    public func bool(_ name: String) throws(CoordError) -> Bool {
+        guard let value = arguments[name]?.boolValue else { throw argumentError(name, .bool) }
+        return value
+    }
+
+    /// The required route argument `name`; see `int(_:)`.
+    public func route(_ name: String) throws(CoordError) -> RouteRequest {
+        guard let value = arguments[name]?.routeValue else { throw argumentError(name, .route) }
+        return value
+    }
+
+    private func argumentError(_ argument: String, _ type: ValueType) -> CoordError {
+        let reason = arguments[argument] == nil
+            ? "missing \(argument)"
+            : "\(argument) must be \(type == .int ? "an" : "a") \(type.rawValue)"
+        return .malformedMessage(name.string, reason: reason, expected: "\(name.string) \(argument):\(type.rawValue)")
+    }
+}

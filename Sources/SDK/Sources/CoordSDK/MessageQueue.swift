@@ -12,6 +12,8 @@ public struct MessageQueue {
         let needs: DependencySet
         /// What it lacked when last looked at, to tell the waiting handler about changes only.
         var missing: [DependencyKey]
+        /// Delivered here by the root: its replay ends at this level.
+        var routed = false
     }
 
     var entries: [Entry] = []

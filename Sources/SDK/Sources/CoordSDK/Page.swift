@@ -44,7 +44,8 @@ public struct PageCase: Sendable {
     let construct: @Sendable (Arguments) throws -> any Page
 
     /// - Parameter construct: builds the enum case from arguments that have already been
-    ///   validated against `parameters`, so it may force-unwrap required ones.
+    ///   validated against `parameters`; read required ones with `requireInt`/`requireString`
+    ///   (they cannot fail there, and never trap).
     public init(
         _ name: String, _ parameters: [Parameter] = [], summary: String = "",
         construct: @escaping @Sendable (Arguments) throws -> any Page

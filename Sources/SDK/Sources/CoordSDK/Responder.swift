@@ -89,14 +89,16 @@ open class Responder: NeedsDependency {
         }
     }
 
-    func enqueue(_ message: Message, needs: DependencySet, trace: DispatchTrace?) throws -> DispatchOutcome {
+    /// Parks `message` here until `needs` are met. `routed` remembers that the root delivered
+    /// it here, so that its replay ends here as the delivery would have.
+    func enqueue(_ message: Message, needs: DependencySet, routed: Bool, trace: DispatchTrace?) throws -> DispatchOutcome {
         guard queue.count < queue.capacity else {
             throw CoordError.queueFull(message: message.name.string, at: chainDescription, capacity: queue.capacity)
         }
         let missing = (dependencies?.keys ?? DependencySet()).missing(from: needs)
         // The waiting handler may refuse (throw) before anything is queued.
         let reason = try handlers[message.name.id]?.waiting?(message, missing)
-        queue.entries.append(MessageQueue.Entry(message: message, needs: needs, missing: missing))
+        queue.entries.append(MessageQueue.Entry(message: message, needs: needs, missing: missing, routed: routed))
         trace?.record(self, .queued(waitingFor: missing.map(\.name)))
         report(.queued(message: message.description, at: chainDescription, waitingFor: missing.map(\.name), reason: reason))
         return .queued
@@ -142,7 +144,7 @@ open class Responder: NeedsDependency {
         }
         for entry in ready {
             do {
-                _ = try replay(entry.message)
+                _ = try replay(entry)
                 report(.replayed(message: entry.message.description, at: chainDescription))
             } catch {
                 report(.replayFailed(
@@ -151,16 +153,27 @@ open class Responder: NeedsDependency {
         }
     }
 
-    func replay(_ message: Message) throws -> DispatchOutcome {
+    /// Runs a queued message again from this level, through the same executor as a send: this
+    /// level's handler, then (unless the root had delivered it here) on up the chain.
+    func replay(_ entry: MessageQueue.Entry) throws -> DispatchOutcome {
+        DispatchReclaimer.depth &+= 1
+        defer {
+            DispatchReclaimer.depth &-= 1
+            if DispatchReclaimer.depth == 0, DispatchReclaimer.hasRetired { DispatchReclaimer.drain() }
+        }
+        let message = entry.message
         guard let handler = handlers[message.name.id] else {
             throw CoordError.unhandledMessage(message.name.string, path: [chainDescription])
         }
-        switch try handler.body(message) {
-        case .handled: return .handled
-        case .passOn, .handledAndPassOn:
-            guard let parent else { return .handled }
-            return try parent.dispatch(message, trace: nil, handledBelow: true)
+        var executor = DispatchExecutor(message, trace: nil)
+        executor.pass(self)
+        let hadParent = parent != nil
+        if let outcome = try DispatchExecutor.visit(
+            self, handler, message, trace: nil, routed: entry.routed, handledBelow: &executor.handledBelow)
+        {
+            return outcome
         }
+        return try executor.goOn(after: self, hadParent: hadParent, name: chainDescription)
     }
 
     /// Drops every queued message, reporting each with `reason`.
@@ -200,11 +213,11 @@ open class Responder: NeedsDependency {
             if DispatchReclaimer.depth == 0, DispatchReclaimer.hasRetired { DispatchReclaimer.drain() }
         }
         let id = message.name.id
-        if let single = dispatchCache.single(for: id) {
+        if let fast = dispatchCache.fast(for: id) {
             // The common case, run from the cache: one handler, no needs.
-            let disposition = try DispatchCache.run(single, message)
+            let disposition = try DispatchCache.run(fast.handler, message)
             if disposition == .handled { return .handled }
-            return try dispatchCache.path(for: id)!.finish(message, handledBelow: disposition == .handledAndPassOn)
+            return try fast.path._withUnsafeGuaranteedRef { try $0.goOn(message, afterStep: 0, disposition) }
         }
         if let path = dispatchCache.path(for: id) {
             return try path.run(message)
@@ -214,52 +227,17 @@ open class Responder: NeedsDependency {
         return try path.run(message)
     }
 
-    /// Sends `message` the slow way, recording every level it visits in `trace`. Produces the
-    /// same outcome as `send`; the contract tests hold the two to that.
+    /// Sends `message` the slow way, walking the parent links and recording every level it
+    /// visits in `trace`. Runs the same executor as `send`, so it has the same outcome.
     @discardableResult
     public func send(_ message: Message, trace: DispatchTrace) throws -> DispatchOutcome {
-        try dispatch(message, trace: trace, handledBelow: false)
-    }
-
-    /// The walk itself, used for tracing and for replay continuing upwards.
-    func dispatch(_ message: Message, trace: DispatchTrace?, handledBelow: Bool) throws -> DispatchOutcome {
-        var level: Responder? = self
-        var top: Responder = self
-        var scene: SceneCoordinator?
-        var chain: [ObjectIdentifier] = []
-        var handledSoFar = handledBelow
-        while let current = level {
-            top = current
-            chain.append(ObjectIdentifier(current))
-            if scene == nil, let s = current as? SceneCoordinator { scene = s }
-            if let handler = current.handlers[message.name.id] {
-                if !handler.needs.isEmpty, !(current.dependencies?.keys.isSuperset(of: handler.needs) ?? false) {
-                    return try current.enqueue(message, needs: handler.needs, trace: trace)
-                }
-                let disposition: Disposition
-                do {
-                    disposition = try handler.body(message)
-                } catch {
-                    trace?.record(current, .unhandled)
-                    throw error
-                }
-                switch disposition {
-                case .handled:
-                    trace?.record(current, .handled)
-                    return .handled
-                case .handledAndPassOn:
-                    trace?.record(current, .handledAndPassedOn)
-                    handledSoFar = true
-                case .passOn:
-                    trace?.record(current, .passedOn)
-                }
-            } else if current.parent != nil {
-                trace?.record(current, .passedOn)
-            }
-            level = current.parent
+        DispatchReclaimer.depth &+= 1
+        defer {
+            DispatchReclaimer.depth &-= 1
+            if DispatchReclaimer.depth == 0, DispatchReclaimer.hasRetired { DispatchReclaimer.drain() }
         }
-        return try top.reachedTop(
-            message, scene: scene, chain: chain, handledBelow: handledSoFar, trace: trace)
+        var executor = DispatchExecutor(message, trace: trace)
+        return try executor.walk(from: self)
     }
 
     /// Called on the topmost level when no handler finished the message. The app overrides

@@ -100,11 +100,47 @@ public struct Arguments: Sendable, Equatable {
     public func string(_ name: String) -> String? { self[name]?.stringValue }
     public func bool(_ name: String) -> Bool? { self[name]?.boolValue }
 
+    /// The required `Int` named `name`, for a page constructor: its arguments were validated
+    /// against the case's parameters, so this does not fail there — and throws rather than
+    /// traps if a constructor asks for a name it did not declare.
+    public func requireInt(_ name: String) throws(CoordError) -> Int {
+        guard let value = int(name) else { throw .missingParameter(Parameter(name, .int), context: "argument") }
+        return value
+    }
+
+    /// The required `String` named `name`; see `requireInt(_:)`.
+    public func requireString(_ name: String) throws(CoordError) -> String {
+        guard let value = string(name) else { throw .missingParameter(Parameter(name, .string), context: "argument") }
+        return value
+    }
+
     public var isEmpty: Bool { values.isEmpty }
 
     public static func == (lhs: Arguments, rhs: Arguments) -> Bool {
         lhs.values.count == rhs.values.count
             && zip(lhs.values, rhs.values).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Why these typed values do not fit `parameters` (the first problem found), or nil when
+    /// they do. Values are never quoted back: a secret one (a card number) must not reach an
+    /// error line.
+    public func mismatch(with parameters: [Parameter]) -> String? {
+        for (index, entry) in values.enumerated() {
+            guard let parameter = parameters.first(where: { $0.name == entry.name }) else {
+                return "unknown argument '\(entry.name)'"
+            }
+            if values[..<index].contains(where: { $0.name == entry.name }) {
+                return "argument '\(entry.name)' given twice"
+            }
+            if entry.value.type != parameter.type {
+                let t = parameter.type, got = entry.value.type
+                return "\(entry.name) must be \(t == .int ? "an" : "a") \(t.rawValue), got \(got == .int ? "an" : "a") \(got.rawValue)"
+            }
+        }
+        for parameter in parameters where !parameter.isOptional && self[parameter.name] == nil {
+            return "missing \(parameter.name)"
+        }
+        return nil
     }
 
     /// Validates raw `name=text` pairs against `parameters`: every required one present, every
