@@ -122,7 +122,7 @@ public enum PluginTemplate {
             static let cases: [PageCase] = [
                 PageCase("home", summary: "the list of items") { _ in \(type)Page.home },
                 PageCase("item", [Parameter("id", .int, summary: "item number")], summary: "one item") { arguments in
-                    \(type)Page.item(id: arguments.int("id")!)
+                    \(type)Page.item(id: try arguments.requireInt("id"))
                 },
             ]
 
@@ -157,7 +157,8 @@ public enum PluginTemplate {
                 super.init(identifier: \(type)Page.feature)
                 // [unowned self]: the handler must not keep its coordinator alive after stop.
                 handle(Self.show) { [unowned self] message in
-                    try show(\(type)Page.item(id: message.arguments.int("id")!))
+                    // Checked against the declaration before this runs; `try`, never `!`.
+                    try show(\(type)Page.item(id: try message.int("id")))
                     return .handled
                 }
             }

@@ -75,12 +75,22 @@ struct FaultTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: home + "/" + file)
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: home)
-        // root may write anything, so as root the shell runs as nobody for this test.
+        // root may write anything, so as root the shell runs as nobody for this test. nobody
+        // may not be able to enter the folder the clone is in (mktemp -d, a home of mode 700),
+        // so it runs a copy of the binary, the SDK library, the plugins and the config that
+        // sits in this test's own folder (RUNPATH $ORIGIN finds the library beside it).
+        let kit = home + "/kit"
+        try FileManager.default.createDirectory(atPath: kit, withIntermediateDirectories: false)
+        let files = [BuildProducts.coordsh, BuildProducts.directory + "/libCoordSDK.so", Self.config,
+                     BuildProducts.packageRoot + "/config/catalog.json"] + BuildProducts.bundledPlugins.map(BuildProducts.plugin)
+        for file in files {
+            try FileManager.default.copyItem(atPath: file, toPath: kit + "/" + (file as NSString).lastPathComponent)
+        }
         let (executable, prefix) = getuid() == 0
-            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", BuildProducts.coordsh])
-            : (BuildProducts.coordsh, [])
+            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", kit + "/coordsh"])
+            : (kit + "/coordsh", [])
         let result = try run(
-            executable, prefix + ["--config", Self.config, "--db", db, "--keep-going", "-c", "cart show", "-c", "cart add 2"],
+            executable, prefix + ["--config", kit + "/coordsh.toml", "--db", db, "--keep-going", "-c", "cart show", "-c", "cart add 2"],
             environment: ["HOME": home, "XDG_DATA_HOME": home + "/data"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("Cart (1 item)"))

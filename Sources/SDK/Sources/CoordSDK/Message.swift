@@ -7,7 +7,8 @@
 public struct Message: CustomStringConvertible {
     /// The interned name; comparing and indexing by it costs an integer operation.
     public let name: MessageName
-    /// Typed arguments, already validated against the message's declaration by the sender.
+    /// Typed arguments. A feature message is checked against the receiving feature's declaration
+    /// when the root routes it (`Feature.check`), whoever sent it.
     public var arguments: Arguments
     /// Where the message entered the chain. Weak: a queued message must not keep a page alive.
     public weak var sender: Responder?
