@@ -126,9 +126,10 @@ struct DispatchExecutor {
 
     /// Continues after the handler at `level` let the message go on and the tree may have
     /// changed: from `level`'s current parent, or not at all if it left the tree.
-    /// `level` is nil when it was released while its handler ran.
-    mutating func goOn(after level: Responder?, hadParent: Bool, name: @autoclosure () -> String) throws -> DispatchOutcome {
-        guard let level else { return try leftTree(name()) }
+    /// `level` is nil when it was released while its handler ran (a level in the tree is
+    /// retired, not released, during a send; one held by nothing else may go).
+    mutating func goOn(after level: Responder?, hadParent: Bool) throws -> DispatchOutcome {
+        guard let level else { return try leftTree("a level that was released") }
         guard let parent = level.parent else {
             return hadParent ? try leftTree(level) : try finish(at: level)
         }

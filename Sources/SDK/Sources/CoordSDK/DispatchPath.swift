@@ -133,8 +133,6 @@ final class DispatchPath {
         let hadParent: Bool
         /// How many levels of `chain` the send has passed once it is at this level.
         let passed: Int
-        /// The level's name, for the error if it is released by its own handler.
-        let name: String
     }
 
     /// The epoch the path was built in.
@@ -168,7 +166,7 @@ final class DispatchPath {
             if let handler = current.handlers[name.id] {
                 steps.append(Step(
                     level: current, handler: handler, survivor: current, hadParent: current.parent != nil,
-                    passed: chain.count, name: current.chainDescription))
+                    passed: chain.count))
             }
             level = current.parent
         }
@@ -232,7 +230,7 @@ final class DispatchPath {
         let scene = scenePassed <= passed ? survivingScene : nil
         var executor = DispatchExecutor(
             message, trace: nil, handledBelow: handledBelow, chain: Array(chain.prefix(passed)), scene: scene)
-        return try executor.goOn(after: step.survivor, hadParent: step.hadParent, name: step.name)
+        return try executor.goOn(after: step.survivor, hadParent: step.hadParent)
     }
 
     /// No level finished the message: the top of the chain routes it or reports it.

@@ -173,7 +173,7 @@ open class Responder: NeedsDependency {
         {
             return outcome
         }
-        return try executor.goOn(after: self, hadParent: hadParent, name: chainDescription)
+        return try executor.goOn(after: self, hadParent: hadParent)
     }
 
     /// Drops every queued message, reporting each with `reason`.

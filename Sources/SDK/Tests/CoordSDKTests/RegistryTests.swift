@@ -28,4 +28,11 @@ struct RegistryTests {
         app.provide(ServiceKey<Int>("payments"), 1)
         #expect(app.unmetNeeds(of: [shopDefinition(Recorder(), needs: [needs])]).isEmpty)
     }
+
+    @Test("the SDK version a plugin writes into its descriptor is the version of the library")
+    func versionsMove() {
+        // Two literals (one read from libCoordSDK.so, one emitted into each plugin) that a
+        // version bump must change together, or every bundled plugin is refused.
+        #expect(CoordSDKVersion.compiledAgainst == CoordSDKVersion.library)
+    }
 }
