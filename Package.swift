@@ -7,8 +7,8 @@ let sdk = Target.Dependency.product(name: "CoordSDK", package: "SDK")
 
 /// One feature plugin: a dynamic library that depends on nothing the host also contains
 /// except the shared SDK image.
-func plugin(_ name: String, _ extra: [Target.Dependency] = []) -> Target {
-    .target(name: "\(name)Plugin", dependencies: [sdk] + extra, path: "Plugins/\(name)")
+func plugin(_ name: String, resources: [Resource]? = nil) -> Target {
+    .target(name: "\(name)Plugin", dependencies: [sdk], path: "Plugins/\(name)", resources: resources)
 }
 
 let package = Package(
@@ -33,7 +33,11 @@ let package = Package(
         .target(name: "CoordRuntime", dependencies: [
             sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"),
             "TOMLKit", .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+            // scrypt for the host's password hashing: the one BoringSSL in the process.
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ],
+        // The built-in defaults: config/coordsh.toml itself (a symlink), compiled in.
+        resources: [.embedInCode("coordsh.toml")]),
         // The data manager: the one image that links GRDB. Plugins reach SQLite only through
         // the SDK's DataManaging, so no GRDB type ever crosses the dlopen boundary.
         .target(name: "CoordData", dependencies: [sdk, .product(name: "GRDB", package: "GRDB.swift")]),
@@ -42,9 +46,15 @@ let package = Package(
         ]),
         .executableTarget(
             name: "coordsh",
-            dependencies: ["CoordShell", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        plugin("Content"),
-        plugin("Account", [.product(name: "CryptoExtras", package: "swift-crypto")]),
+            dependencies: ["CoordShell", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            // Installed as PREFIX/bin/coordsh, it finds libCoordSDK.so in PREFIX/lib/coordsh; in
+            // the build tree the library sits beside it ($ORIGIN, SwiftPM's own rpath).
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/coordsh"])]),
+        // The shipped catalog (config/catalog.json, a symlink) is compiled in: the shop works
+        // with no config file anywhere.
+        plugin("Content", resources: [.embedInCode("catalog.json")]),
+        // Password hashing is the host's service (Services.passwords): no crypto in a plugin.
+        plugin("Account"),
         plugin("Cart"),
         plugin("Payment"),
         // ./bench: the benchmarks (release), and the trivial executable start-up is compared with.

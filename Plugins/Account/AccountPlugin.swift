@@ -17,7 +17,7 @@ final class AccountPlugin: CoordPlugin {
                 MessageSpec("whoami", summary: "who is logged in"),
                 MessageSpec("outbox", summary: "mail the shop has sent"),
             ],
-            needs: [Services.data.key, Services.secrets.key],
+            needs: [Services.data.key, Services.secrets.key, Services.passwords.key],
             provides: [
                 ServiceProvision(Services.accounts) { dependencies in
                     service.attach(dependencies)

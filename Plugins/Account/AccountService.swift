@@ -45,6 +45,14 @@ final class AccountService: AccountManaging {
         store.attach(dependencies)
     }
 
+    /// The host's password hashing (the plugin links no crypto of its own).
+    private func passwords(_ context: String) throws -> any PasswordHashing {
+        guard let hasher = dependencies[Services.passwords] else {
+            throw CoordError.failed("\(context): the host provides no password hashing ('passwords'); this coordsh is too old for the account plugin")
+        }
+        return hasher
+    }
+
     static func validate(email: String) throws {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
@@ -63,7 +71,7 @@ final class AccountService: AccountManaging {
         if try data.read({ try $0.row("SELECT id FROM users WHERE email = ?", [SQLValue(email)]) }) != nil {
             throw CoordError.failed("account create: \(email) is already registered; log in with 'account login \(email)'")
         }
-        let hash = try PasswordHasher.hash(password)
+        let hash = try passwords("account create").hash(password)
         // The account and its confirmation mail are written together or not at all.
         return try data.write { db in
             if try db.row("SELECT id FROM users WHERE email = ?", [SQLValue(email)]) != nil {
@@ -98,16 +106,17 @@ final class AccountService: AccountManaging {
     }
 
     func logIn(email: String, password: String) throws -> UserAccount {
+        let hasher = try passwords("account login")
         let row = try store.data().read { try $0.row("SELECT * FROM users WHERE email = ?", [SQLValue(email)]) }
         let wrong = CoordError.failed("account login: wrong email or password")
         guard let row else {
             // Spend the same time as a real check, so timing does not tell which emails exist.
-            _ = try? PasswordHasher.hash(password)
+            _ = try? hasher.hash(password)
             throw wrong
         }
-        let stored = PasswordHasher.Hash(
+        let stored = PasswordHash(
             parameters: row.string("password_kdf"), salt: row["password_salt"].bytes ?? [], digest: row["password_hash"].bytes ?? [])
-        guard try PasswordHasher.verify(password, against: stored) else { throw wrong }
+        guard try hasher.verify(password, against: stored) else { throw wrong }
         guard !row["confirmed_at"].isNull else {
             throw CoordError.failed("account login: \(row.string("email")) is not confirmed yet; find the code with 'account outbox', then 'account confirm CODE'")
         }

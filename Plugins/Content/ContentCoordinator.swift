@@ -64,7 +64,7 @@ final class CatalogView: PageView {
     override func render() -> Rendering {
         let total = categories.reduce(0) { $0 + $1.count }
         var lines = categories.map { "  \($0.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \($0.count) products" }
-        if categories.isEmpty { lines = ["(the catalog is empty: set [content] catalog in the config)"] }
+        if categories.isEmpty { lines = ["(the catalog is empty: [content] catalog in the config names no catalog; remove the key for the built-in one)"] }
         lines += ["content list [--category C] — list products · content search TEXT — search · content show ID — a product"]
         return Rendering(title: "Catalog (\(total) products)", lines: lines, fields: ["products": String(total)])
     }

@@ -3,8 +3,10 @@ import Foundation
 
 /// The catalog on the app's SQLite store: the Content feature's `ContentManaging`.
 ///
-/// Its table is created by its own migrations and filled from the catalog file the config
-/// names (`[content] catalog`) the first time the store is used on an empty database.
+/// Its table is created by its own migrations and filled the first time the store is used on
+/// an empty database: from the catalog file the config names (`[content] catalog`), or, with
+/// no such key, from the shipped catalog compiled into this plugin (so that a coordsh with no
+/// config file anywhere is a working shop). `catalog = ""` seeds nothing.
 @MainActor
 final class ContentStore: ContentManaging {
     /// The `[content]` section of the config.
@@ -53,13 +55,24 @@ final class ContentStore: ContentManaging {
     private func seedIfEmpty(_ data: any DataManaging) throws {
         guard try data.read({ try $0.int("SELECT count(*) FROM products") }) == 0 else { return }
         let environment = dependencies[HostEnvironment.key]
-        guard let environment, let file = try environment.settings("content", as: Settings.self)?.catalog else { return }
-        let path = environment.resolve(file)
+        let file = try environment?.settings("content", as: Settings.self)?.catalog
         let catalog: CatalogFile
-        do {
-            catalog = try JSONDecoder().decode(CatalogFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw CoordError.failed("catalog \(path): \(Self.describe(error))")
+        switch file {
+        case nil:
+            do {
+                catalog = try JSONDecoder().decode(CatalogFile.self, from: Data(PackageResources.catalog_json))
+            } catch {
+                throw CoordError.failed("the built-in catalog: \(Self.describe(error))")
+            }
+        case ""?:
+            return
+        case let file?:
+            let path = environment?.resolve(file) ?? file
+            do {
+                catalog = try JSONDecoder().decode(CatalogFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                throw CoordError.failed("catalog \(path): \(Self.describe(error))")
+            }
         }
         try data.write { db in
             guard try db.int("SELECT count(*) FROM products") == 0 else { return }

@@ -1,17 +1,25 @@
 import Foundation
 import TOMLKit
 
-/// The shell's configuration, read from a TOML file (the default is `config/coordsh.toml`).
+/// The shell's configuration: the built-in defaults with the keys of one TOML file over them.
 ///
-/// Paths in it may use `$EXE_DIR` (the folder of the coordsh executable), `$CONFIG_DIR` (the
-/// folder of the config file), `$XDG_DATA_HOME` (default `~/.local/share`) and a leading `~`.
+/// The built-in defaults are the shipped `config/coordsh.toml`, compiled in; a file that sets
+/// one key (`[cart] offers`) keeps every other default (`[shell] home`, the catalog). Which
+/// file is read is `ConfigDiscovery`'s business.
+///
+/// Paths in it may use `$SDK_DIR` (the folder of the SDK library this coordsh runs with, where
+/// the bundled plugins are), `$EXE_DIR` (the folder of the coordsh executable), `$CONFIG_DIR`
+/// (the folder of the config file), `$XDG_DATA_HOME` (default `~/.local/share`),
+/// `$XDG_STATE_HOME`, `$XDG_CACHE_HOME` and a leading `~`.
 public struct Config: Sendable, Equatable {
     /// Folders searched for plugin `.so` files, in order; missing ones are skipped.
-    public var pluginDirectories: [String]
+    public var pluginDirectories: [String] = []
     /// The route the shell opens at start-up when no `--open` is given (if its feature is loaded).
-    public var home: String? = Config.defaultHome
-    /// The file this configuration came from, or nil for the built-in defaults.
+    public var home: String?
+    /// The file this configuration came from, or nil for the built-in defaults alone.
     public var source: String?
+    /// How `source` was found, and every place looked at before it.
+    public var discovery = ConfigDiscovery.Outcome()
     /// The shop's database file (`[data] path`); nil for `$XDG_DATA_HOME/coordsh/shop.sqlite`.
     public var databasePath: String?
     /// Seconds a write waits for another process's lock (`[data] busy_timeout`).
@@ -30,35 +38,111 @@ public struct Config: Sendable, Equatable {
     /// `$XDG_STATE_HOME/coordsh/history`.
     public var historyPath: String?
 
+    /// Every key in force, in file order by table, with the file it came from.
+    public var entries: [Entry] = []
+
+    /// One key in force: `cart.offers`, its value as TOML, and where it was set.
+    public struct Entry: Sendable, Equatable {
+        public var key: String
+        public var value: String
+        /// The config file that set it, or nil for the built-in default.
+        public var file: String?
+    }
+
     /// The tables the host reads itself.
     static let hostSections: Set<String> = ["plugins", "shell", "data"]
 
-    /// The defaults, the same as the shipped `config/coordsh.toml` (a test holds them equal).
-    public static let defaultPluginDirectories = ["$EXE_DIR", "$XDG_DATA_HOME/coordsh/plugins"]
-    public static let defaultHome = "content/catalog"
+    /// The text of the built-in defaults: `config/coordsh.toml` as it was when this binary
+    /// was built.
+    public static let builtInText = String(decoding: PackageResources.coordsh_toml, as: UTF8.self)
 
-    public init(pluginDirectories: [String] = Config.defaultPluginDirectories, source: String? = nil) {
-        self.pluginDirectories = pluginDirectories
-        self.source = source
+    /// The built-in defaults alone. They are the shipped file, which a test loads; should it
+    /// ever fail to parse, the shell still starts with no plugin folders rather than trapping.
+    public static func builtIn() -> Config {
+        (try? layered(over: nil, path: nil)) ?? Config()
     }
 
-    /// Reads `path`. A missing file, bad TOML or a wrong type is a one-line error.
+    /// `path` over the built-in defaults. A missing or unreadable file, bad TOML (with its
+    /// line) or a wrong type is a one-line error naming the file.
     public static func load(from path: String) throws(ConfigError) -> Config {
-        let text: String
+        try layered(over: try readText(path), path: path)
+    }
+
+    static func parse(_ text: String, path: String) throws(ConfigError) -> TOMLTable {
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigError("cannot read config \(path): \((error as NSError).localizedDescription)")
-        }
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
+            return try TOMLTable(string: text)
         } catch let error as TOMLParseError {
             throw ConfigError("config \(path):\(error.source.begin.line): \(error.description)")
         } catch {
             throw ConfigError("config \(path): \(error)")
         }
-        var config = Config(source: path)
+    }
+
+    /// The defaults with `text`'s keys put over them, key by key inside each table.
+    static func layered(over text: String?, path: String?) throws(ConfigError) -> Config {
+        let table = try parse(builtInText, path: "(built-in defaults)")
+        var fromFile: Set<String> = []
+        if let text, let path {
+            let file = try parse(text, path: path)
+            for key in file.keys {
+                guard let value = file[key] else { continue }
+                guard let section = value.table else {
+                    throw ConfigError("config \(path): '\(key)' must be a table ([\(key)])")
+                }
+                let target: TOMLTable
+                if let existing = table[key]?.table {
+                    target = existing
+                } else {
+                    target = TOMLTable()
+                    table[key] = target
+                }
+                for inner in section.keys {
+                    target[inner] = section[inner]
+                    fromFile.insert("\(key).\(inner)")
+                }
+            }
+        }
+        var config = try interpret(table, path: path ?? "(built-in defaults)")
+        config.source = path
+        for section in table.keys {
+            guard let inner = table[section]?.table else { continue }
+            for key in inner.keys {
+                guard let value = inner[key] else { continue }
+                let name = "\(section).\(key)"
+                config.entries.append(Entry(key: name, value: render(value, key: key), file: fromFile.contains(name) ? path : nil))
+            }
+        }
+        return config
+    }
+
+    /// A value as a one-line TOML assignment's right-hand side.
+    private static func render(_ value: any TOMLValueConvertible, key: String) -> String {
+        let holder = TOMLTable()
+        holder[key] = value
+        let text = holder.convert(to: .toml, options: [.allowLiteralStrings, .allowUnicodeStrings])
+        let assignment = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        guard let equals = assignment.firstIndex(of: "=") else { return assignment }
+        return assignment[assignment.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The file's text, or the system's own reason (`No such file or directory`, `Is a
+    /// directory`, `Permission denied`) in a one-line error.
+    private static func readText(_ path: String) throws(ConfigError) -> String {
+        let bytes: [UInt8]
+        do {
+            bytes = try readWhole(path)
+        } catch {
+            throw ConfigError("cannot read config \(path): \(String(cString: strerror(error.code.rawValue)))")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigError("cannot read config \(path): not UTF-8 text")
+        }
+        return text
+    }
+
+    /// Reads the merged table into the host's settings; `path` names the file in errors.
+    private static func interpret(_ table: TOMLTable, path: String) throws(ConfigError) -> Config {
+        var config = Config()
         if let plugins = table["plugins"] {
             guard let pluginTable = plugins.table else { throw ConfigError("config \(path): [plugins] must be a table") }
             if let dirs = pluginTable["dirs"] {
@@ -115,6 +199,25 @@ public struct Config: Sendable, Equatable {
         return config
     }
 
+    /// Every byte of `path`, read until read(2) says the end.
+    static func readWhole(_ path: String) throws(POSIXError) -> [UInt8] {
+        func failure() -> POSIXError { POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure() }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure()
+            }
+            if count == 0 { return bytes }
+            bytes += buffer[..<count]
+        }
+    }
+
     /// The history file with variables expanded.
     public func expandedHistoryPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         Config.expand(
@@ -148,6 +251,7 @@ public struct Config: Sendable, Equatable {
         var result = path
         if result == "~" || result.hasPrefix("~/") { result = home + result.dropFirst() }
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
+        if result.contains("$SDK_DIR") { result = result.replacingOccurrences(of: "$SDK_DIR", with: sdkDirectory()) }
         result = result.replacingOccurrences(of: "$EXE_DIR", with: executableDirectory())
         result = result.replacingOccurrences(of: "$CONFIG_DIR", with: configDirectory ?? FileManager.default.currentDirectoryPath)
         result = result.replacingOccurrences(of: "$XDG_DATA_HOME", with: dataHome)
@@ -162,6 +266,21 @@ public struct Config: Sendable, Equatable {
     public static func executableDirectory() -> String {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return (exe as NSString).deletingLastPathComponent
+    }
+
+    /// The folder of the `libCoordSDK.so` this process runs with, as the dynamic loader found
+    /// it (from /proc/self/maps; symbolic links resolved): the build folder in a build tree,
+    /// `PREFIX/lib/coordsh` once installed. The bundled plugins are installed beside it.
+    /// Falls back to the executable's folder.
+    public static func sdkDirectory() -> String {
+        // Read with read(2) to the end: Foundation's file reading trusts st_size, which is 0
+        // for /proc files, and then returns only part of the map now and then.
+        let maps = (try? readWhole("/proc/self/maps")).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        for line in maps.split(separator: "\n") where line.hasSuffix("/libCoordSDK.so") {
+            guard let slash = line.firstIndex(of: "/") else { continue }
+            return (String(line[slash...]) as NSString).deletingLastPathComponent
+        }
+        return executableDirectory()
     }
 }
 

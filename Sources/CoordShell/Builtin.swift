@@ -21,6 +21,7 @@ struct Builtin {
         Builtin(name: "deps", usage: "deps", summary: "what AppDependency holds at the current coordinator", run: deps),
         Builtin(name: "queue", usage: "queue", summary: "queued messages per coordinator", run: queue),
         Builtin(name: "trace", usage: "trace COMMAND…", summary: "run a command and show every hop of its message", run: trace),
+        Builtin(name: "config", usage: "config", summary: "which config file is in force, every value and where it came from", run: config),
         Builtin(name: "echo", usage: "echo TEXT", summary: "print TEXT (for scripts)", run: echo),
         Builtin(name: "quit", usage: "quit", summary: "leave the shell", run: quit),
     ]

@@ -105,14 +105,13 @@ public enum PluginCheckChild {
     /// The services a shell would have, on a scratch database, and unless `--alone` the
     /// installed plugins (vetted and cached like at start-up), except the one under test.
     private static func prepare(_ app: AppCoordinator, pluginName: String, options: Options, scratch: String) throws {
-        let path = options.configPath ?? ProcessInfo.processInfo.environment["COORDSH_CONFIG"]
-        let config = try path.map { try Config.load(from: $0) } ?? Config()
+        let config = try ConfigDiscovery.load(option: options.configPath)
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        app.provide(HostEnvironment.key, HostEnvironment(dataDirectory: scratch, configFile: config.source, settings: config.featureSettings))
         let data = SQLiteDataManager(path: scratch + "/contract.sqlite", busyTimeout: 1)
         try data.open()
-        app.provide(Services.data, data as any DataManaging)
-        app.provide(Services.secrets, NoTerminal() as any SecretPrompting)
+        HostServices.provide(
+            to: app, environment: HostEnvironment(dataDirectory: scratch, configFile: config.source, settings: config.featureSettings),
+            data: data, secrets: NoTerminal())
         guard !options.alone else { return }
         let loader = PluginLoader(app: app)
         Shell.configure(loader, config: config)

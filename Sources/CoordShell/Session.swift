@@ -12,9 +12,15 @@ public final class Session {
     /// Events (queued, replayed, dropped messages) reported since the last command.
     private(set) var pendingEvents: [DispatchEvent] = []
     let builtins: [Builtin]
+    /// The configuration in force, for the `config` command.
+    public let config: Config
+    /// The `--db` file, which overrides the config's `[data] path`.
+    let databaseOverride: String?
 
-    public init(app: AppCoordinator = AppCoordinator()) {
+    public init(app: AppCoordinator = AppCoordinator(), config: Config = .builtIn(), databaseOverride: String? = nil) {
         self.app = app
+        self.config = config
+        self.databaseOverride = databaseOverride
         self.loader = PluginLoader(app: app)
         self.scene = app.makeScene(identifier: "terminal")
         self.builtins = Builtin.all

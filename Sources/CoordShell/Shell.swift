@@ -35,7 +35,7 @@ public final class Shell {
     var watcher: PluginWatcher?
     let out = Style(fileDescriptor: STDOUT_FILENO)
     let err = Style(fileDescriptor: STDERR_FILENO)
-    var config = Config()
+    var config = Config.builtIn()
 
     /// Exit status when `--strict-plugins` is given and a plugin was refused.
     public static let pluginFailure: Int32 = 3
@@ -48,19 +48,12 @@ public final class Shell {
     /// otherwise the status of the first failing one (batch mode stops there).
     public func run() -> Int32 {
         do {
-            if let path = options.configPath ?? ProcessInfo.processInfo.environment["COORDSH_CONFIG"] {
-                config = try Config.load(from: path)
-            } else {
-                config = Config()
-            }
-            session = Session()
+            config = try ConfigDiscovery.load(option: options.configPath)
+            session = Session(config: config, databaseOverride: options.databasePath)
         } catch {
             printError("\(error)", code: "config")
             return ShellError.Status.usage.rawValue
         }
-        let dataDirectory = config.expandedDataDirectory()
-        session.app.provide(HostEnvironment.key, HostEnvironment(
-            dataDirectory: dataDirectory, configFile: config.source, settings: config.featureSettings))
         let data = SQLiteDataManager(
             path: options.databasePath ?? config.expandedDatabasePath(), busyTimeout: config.busyTimeout)
         do {
@@ -69,8 +62,11 @@ public final class Shell {
             // The shell still starts: every command that needs the data fails with this line.
             printWarning("warning: \(error)")
         }
-        session.app.provide(Services.data, data as any DataManaging)
-        session.app.provide(Services.secrets, SecretPrompt(environmentVariable: options.passwordEnvironmentVariable) as any SecretPrompting)
+        HostServices.provide(
+            to: session.app,
+            environment: HostEnvironment(
+                dataDirectory: config.expandedDataDirectory(), configFile: config.source, settings: config.featureSettings),
+            data: data, secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable))
         let directories = config.expandedPluginDirectories() + options.pluginDirectories
         Self.configure(session.loader, config: config)
         let refusals = session.loader.loadAll(from: directories)

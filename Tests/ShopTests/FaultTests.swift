@@ -77,20 +77,15 @@ struct FaultTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: home)
         // root may write anything, so as root the shell runs as nobody for this test. nobody
         // may not be able to enter the folder the clone is in (mktemp -d, a home of mode 700),
-        // so it runs a copy of the binary, the SDK library, the plugins and the config that
-        // sits in this test's own folder (RUNPATH $ORIGIN finds the library beside it).
-        let kit = home + "/kit"
-        try FileManager.default.createDirectory(atPath: kit, withIntermediateDirectories: false)
-        let files = [BuildProducts.coordsh, BuildProducts.directory + "/libCoordSDK.so", Self.config,
-                     BuildProducts.packageRoot + "/config/catalog.json"] + BuildProducts.bundledPlugins.map(BuildProducts.plugin)
-        for file in files {
-            try FileManager.default.copyItem(atPath: file, toPath: kit + "/" + (file as NSString).lastPathComponent)
-        }
+        // so it runs a copy of the binary, the SDK library and the plugins that sits in this
+        // test's own folder (RUNPATH $ORIGIN finds the library beside it; the config is the
+        // built-in defaults).
+        let copy = try BuildProducts.copyBinaryAlone(to: home + "/kit")
         let (executable, prefix) = getuid() == 0
-            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", kit + "/coordsh"])
-            : (kit + "/coordsh", [])
+            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", copy])
+            : (copy, [])
         let result = try run(
-            executable, prefix + ["--config", kit + "/coordsh.toml", "--db", db, "--keep-going", "-c", "cart show", "-c", "cart add 2"],
+            executable, prefix + ["--db", db, "--keep-going", "-c", "cart show", "-c", "cart add 2"],
             environment: ["HOME": home, "XDG_DATA_HOME": home + "/data"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("Cart (1 item)"))
@@ -107,10 +102,8 @@ struct FaultTests {
             try FileManager.default.createSymbolicLink(atPath: plugins + "/lib\(name)Plugin.so", withDestinationPath: BuildProducts.plugin(name))
         }
         let config = home + "/coordsh.toml"
-        let shipped = try String(contentsOfFile: Self.config, encoding: .utf8)
-        try shipped.replacingOccurrences(of: "dirs = [\"$EXE_DIR\", \"$XDG_DATA_HOME/coordsh/plugins\"]", with: "dirs = [\"\(plugins)\"]")
-            .replacingOccurrences(of: "catalog = \"catalog.json\"", with: "catalog = \"\(BuildProducts.packageRoot)/config/catalog.json\"")
-            .write(toFile: config, atomically: true, encoding: .utf8)
+        // Only the plugin folder changes; the catalog and offers stay the built-in defaults.
+        try "[plugins]\ndirs = [\"\(plugins)\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
         let result = try run(
             BuildProducts.coordsh, ["--config", config, "--password-env", "PW", "--db", home + "/shop.sqlite"],
             input: "cart add 9\ncart checkout\nplugins load \(BuildProducts.plugin("Account"))\n",

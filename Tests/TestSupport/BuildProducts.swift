@@ -28,6 +28,18 @@ public enum BuildProducts {
     public static func plugin(_ name: String) -> String { directory + "/lib\(name)Plugin.so" }
 
     public static let bundledPlugins = ["Content", "Account", "Cart", "Payment"]
+
+    /// Copies the executable, the SDK library and the bundled plugins — and nothing else: no
+    /// config, no catalog — into `folder`, as a user who copies the binary somewhere would.
+    /// The copy finds its library through RUNPATH `$ORIGIN` and its plugins beside it.
+    /// Returns the copied executable.
+    public static func copyBinaryAlone(to folder: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for file in [coordsh, directory + "/libCoordSDK.so"] + bundledPlugins.map(plugin) {
+            try FileManager.default.copyItem(atPath: file, toPath: folder + "/" + (file as NSString).lastPathComponent)
+        }
+        return folder + "/coordsh"
+    }
 }
 
 /// A fresh temporary folder, removed by the caller when it is done.
@@ -48,11 +60,12 @@ public struct RunResult: Sendable {
 /// (a private HOME and XDG folders so the user's own plugins never leak into a test).
 public func run(
     _ executable: String, _ arguments: [String], input: String = "", environment: [String: String] = [:],
-    mergeOutput: Bool = false
+    mergeOutput: Bool = false, directory: String? = nil
 ) throws -> RunResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
     for (key, value) in environment { env[key] = value }
     process.environment = env

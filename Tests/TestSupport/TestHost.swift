@@ -21,11 +21,10 @@ public final class TestHost {
         loader = PluginLoader(app: app)
         let configFile = BuildProducts.packageRoot + "/config/coordsh.toml"
         let config = try Config.load(from: configFile)
-        app.provide(HostEnvironment.key, HostEnvironment(
-            dataDirectory: directory, configFile: configFile, settings: config.featureSettings))
         data = SQLiteDataManager(path: databasePath ?? directory + "/shop.sqlite", busyTimeout: 0.2)
-        app.provide(Services.data, data as any DataManaging)
-        app.provide(Services.secrets, secrets as any SecretPrompting)
+        HostServices.provide(
+            to: app, environment: HostEnvironment(dataDirectory: directory, configFile: configFile, settings: config.featureSettings),
+            data: data, secrets: secrets)
         for name in plugins { try loader.load(BuildProducts.plugin(name)) }
     }
 

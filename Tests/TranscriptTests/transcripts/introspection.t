@@ -32,6 +32,7 @@ Commands:
   deps                         what AppDependency holds at the current coordinator
   queue                        queued messages per coordinator
   trace COMMAND…               run a command and show every hop of its message
+  config                       which config file is in force, every value and where it came from
   echo TEXT                    print TEXT (for scripts)
   quit                         leave the shell
 Features (type PREFIX VERB [ARGS], 'help PREFIX' for details):

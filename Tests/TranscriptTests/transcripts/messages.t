@@ -47,5 +47,6 @@ at coordinator account:
   content  from content  (ContentStore)
   data  from host  (SQLiteDataManager)
   host  from host  (HostEnvironment)
+  passwords  from host  (ScryptPasswordHasher)
   payments  from payment  (PaymentService)
   secrets  from host  (SecretPrompt)

@@ -62,10 +62,13 @@ public protocol SecretPrompting: AnyObject {
 }
 
 /// The service slots of the shop. Each is filled by whoever provides it: the host (`data`,
-/// `secrets`) or a feature plugin; plugins find each other's services only through these.
+/// `secrets`, `passwords`) or a feature plugin; plugins find each other's services only
+/// through these.
 public enum Services {
     public static let data = ServiceKey<any DataManaging>("data")
     public static let secrets = ServiceKey<any SecretPrompting>("secrets")
+    /// Password hashing (scrypt in the host), so that no plugin links a crypto library.
+    public static let passwords = ServiceKey<any PasswordHashing>("passwords")
     public static let content = ServiceKey<any ContentManaging>("content")
     public static let accounts = ServiceKey<any AccountManaging>("accounts")
     /// Filled only while someone is logged in.

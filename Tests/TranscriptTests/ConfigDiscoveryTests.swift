@@ -1,0 +1,132 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// How coordsh finds its configuration, through the real binary: from any folder with no
+/// options, in the documented order, a partial file keeping every other default, and bad
+/// files refused in one line.
+@Suite("configuration discovery: the binary alone is a working shop")
+struct ConfigDiscoveryTests {
+    /// A private HOME with no config in it, and the environment that points there.
+    struct Home {
+        let path: String
+        init() throws { path = try makeTemporaryDirectory("config") }
+        var environment: [String: String] {
+            ["HOME": path, "XDG_DATA_HOME": path + "/data", "XDG_CACHE_HOME": path + "/cache", "NO_COLOR": "1"]
+        }
+        /// Writes `text` to `relative` inside HOME and returns its path.
+        func write(_ relative: String, _ text: String) throws -> String {
+            let file = path + "/" + relative
+            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            return file
+        }
+        func remove() { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    static let shop = ["-c", "open content/catalog", "-c", "content show 9", "-c", "cart add", "-c", "cart offer WELCOME10"]
+
+    @Test("a copy of the binary with its plugins, run from / with no config anywhere, lists 60 products and takes WELCOME10")
+    func binaryAlone() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let coordsh = try BuildProducts.copyBinaryAlone(to: home.path + "/bin")
+        // $XDG_CONFIG_HOME names a folder that does not exist: the defaults, and no error.
+        var environment = home.environment
+        environment["XDG_CONFIG_HOME"] = home.path + "/no/such/folder"
+        let result = try run(coordsh, Self.shop + ["-c", "config"], environment: environment, directory: "/")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        #expect(result.stdout.contains("── Catalog (60 products) ──"))
+        #expect(result.stdout.contains("offer WELCOME10 −4.50 EUR"))
+        #expect(result.stdout.contains("config file: none: the built-in defaults"))
+        #expect(result.stdout.contains("\(home.path)/no/such/folder/coordsh/coordsh.toml  (none there)"))
+        #expect(result.stdout.contains("  plugin folders     \(home.path)/bin, \(home.path)/data/coordsh/plugins"))
+    }
+
+    @Test("a user config that changes one key keeps every other default, and `config` says where each value came from")
+    func partialConfigKeepsDefaults() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let file = try home.write(".config/coordsh/coordsh.toml", """
+            [cart]
+            offers = [{ code = "ONLYMINE", percent = 50, expires = "2099-12-31" }]
+            """)
+        let result = try run(
+            BuildProducts.coordsh, ["--keep-going", "--json"] + Self.shop + ["-c", "cart offer ONLYMINE", "-c", "config"],
+            environment: home.environment, directory: "/")
+        let documents = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(documents.count == 6)
+        let catalog = (documents.first?["page"] as? [String: Any])?["title"] as? String
+        #expect(catalog == "Catalog (60 products)")
+        // WELCOME10 is a default offer, replaced by the file's list: refused.
+        #expect((documents[3]["error"] as? [String: Any])?["message"] as? String == "cart offer: unknown promo code 'WELCOME10'")
+        #expect(documents[4]["ok"] as? Bool == true)
+        let config = documents[5]
+        #expect(config["file"] as? String == file)
+        #expect(config["foundAt"] as? String == "$XDG_CONFIG_HOME/coordsh/coordsh.toml")
+        let sources = Dictionary(
+            uniqueKeysWithValues: ((config["values"] as? [[String: Any]]) ?? []).compactMap { value in
+                (value["key"] as? String).map { ($0, value["source"] as? String ?? "") }
+            })
+        #expect(sources["cart.offers"] == file)
+        #expect(sources["shell.home"] == "built-in")
+        #expect(sources["plugins.dirs"] == "built-in")
+        #expect(result.status == 1)
+    }
+
+    @Test("--config beats $COORDSH_CONFIG, which beats $XDG_CONFIG_HOME, which beats the checkout's file")
+    func order() throws {
+        let home = try Home()
+        defer { home.remove() }
+        func homePage(_ route: String) -> String { "[shell]\nhome = \"\(route)\"\n" }
+        let user = try home.write(".config/coordsh/coordsh.toml", homePage("content/search query=user"))
+        let named = try home.write("named.toml", homePage("content/search query=named"))
+        let given = try home.write("given.toml", homePage("content/search query=given"))
+        func start(_ arguments: [String], _ extra: [String: String] = [:]) throws -> String {
+            let result = try run(
+                BuildProducts.coordsh, arguments + ["-c", "where"], environment: home.environment.merging(extra) { $1 }, directory: "/")
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").first.map { String($0.dropFirst("route: ".count)) } ?? ""
+        }
+        #expect(try start(["--config", given], ["COORDSH_CONFIG": named]) == "content/search query=given")
+        #expect(try start([], ["COORDSH_CONFIG": named]) == "content/search query=named")
+        #expect(try start([]) == "content/search query=user")
+        try FileManager.default.removeItem(atPath: user)
+        // The build tree's binary falls back to the checkout's config/coordsh.toml.
+        #expect(try start([]) == "content/catalog")
+        let config = try run(BuildProducts.coordsh, ["-c", "config"], environment: home.environment, directory: "/")
+        #expect(config.stdout.contains("config file: \(BuildProducts.packageRoot)/config/coordsh.toml (the checkout this binary was built from)"))
+    }
+
+    @Test("a config that is not TOML, cannot be read, or is named but missing: one line naming it, exit 2")
+    func badConfigs() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let broken = try home.write(".config/coordsh/coordsh.toml", "[cart]\noffers = [\n[shell\n")
+        let notToml = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
+        #expect(notToml.status == 2)
+        #expect(notToml.stderr.hasPrefix("coordsh: error: config \(broken):3: "))
+        #expect(notToml.stderr.filter { $0 == "\n" }.count == 1)
+        #expect(notToml.stdout == "")
+
+        try FileManager.default.removeItem(atPath: broken)
+        try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: true)
+        let unreadable = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
+        #expect(unreadable.status == 2)
+        #expect(unreadable.stderr.hasPrefix("coordsh: error: cannot read config \(broken): "))
+        #expect(unreadable.stderr.filter { $0 == "\n" }.count == 1)
+        try FileManager.default.removeItem(atPath: broken)
+
+        let missing = home.path + "/typo.toml"
+        let named = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment.merging(["COORDSH_CONFIG": missing]) { $1 })
+        #expect(named.status == 2)
+        #expect(named.stderr == "coordsh: error: cannot read config \(missing): No such file or directory (named by $COORDSH_CONFIG)\n")
+        let wrongType = try home.write("wrong.toml", "[data]\nbusy_timeout = \"soon\"\n")
+        let typed = try run(BuildProducts.coordsh, ["--config", wrongType, "-c", "where"], environment: home.environment)
+        #expect(typed.status == 2)
+        #expect(typed.stderr == "coordsh: error: config \(wrongType): data.busy_timeout must be a number of seconds\n")
+    }
+}
