@@ -1,3 +1,6 @@
+import CoordData
+import CoordRuntime
+import CoordSDK
 import Foundation
 
 /// `coordsh plugin new NAME`: a plugin package outside this tree that builds with one
@@ -8,19 +11,29 @@ public enum PluginTemplate {
         public let description: String
     }
 
-    /// The SDK package of the checkout this binary was built from. A plugin must be built
-    /// against exactly this SDK (Swift has no stable ABI on Linux), so the template depends
-    /// on it by path rather than on some published version.
+    /// The SDK package this binary's plugins must be built against: the one installed beside
+    /// it (`PREFIX/share/coordsh/sdk` for `PREFIX/bin/coordsh`), else the `Sources/SDK` of the
+    /// checkout it was built from. A plugin must be built against exactly this SDK (Swift has
+    /// no stable ABI on Linux), so the template depends on it by path rather than on some
+    /// published version.
     public static var defaultSDKPath: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let prefix = (Config.executableDirectory() as NSString).deletingLastPathComponent
+        let installed = prefix + "/share/coordsh/sdk"
+        if FileManager.default.fileExists(atPath: installed + "/Package.swift") { return installed }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("SDK").path
     }
 
-    /// Writes the package into `directory` and returns the files written.
-    public static func create(name: String, in directory: String, sdkPath: String) throws -> [String] {
+    /// Writes the package into `directory` and returns the files written. `taken` maps the
+    /// names and prefixes of the plugins this coordsh loads to their files: a new plugin with
+    /// one of them could never load beside it.
+    public static func create(name: String, in directory: String, sdkPath: String, taken: [String: String] = [:]) throws -> [String] {
         guard let first = name.first, first.isASCII, first.isLowercase,
               name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }), name != "global" else {
             throw Failure(description: "plugin name '\(name)' must be lower-case letters and digits, starting with a letter (it is also the message prefix), and not 'global'")
+        }
+        if let file = taken[name] {
+            throw Failure(description: "plugin name '\(name)' is taken by the plugin in \(file), which this coordsh loads; a second '\(name)' would be refused beside it")
         }
         guard FileManager.default.fileExists(atPath: sdkPath + "/Package.swift") else {
             throw Failure(description: "no coordsh SDK package at \(sdkPath); pass --sdk with the Sources/SDK folder of the coordsh checkout that built this binary")
@@ -46,6 +59,32 @@ public enum PluginTemplate {
             try text.write(toFile: full, atomically: true, encoding: .utf8)
         }
         return files.map(\.0)
+    }
+
+    /// The names and message prefixes of the plugins this coordsh loads (bundled and
+    /// installed), from the folders of the configuration in force, each with its file.
+    /// Loading goes through the loader, so it is vetted and cached as at start-up.
+    @MainActor
+    public static func takenNames(configPath: String?) -> [String: String] {
+        guard let config = try? ConfigDiscovery.load(option: configPath) else { return [:] }
+        let app = AppCoordinator()
+        // The host's services, so that plugins which need them register; nothing is opened
+        // (the database is never touched: only the registrations are wanted).
+        HostServices.provide(
+            to: app, environment: HostEnvironment(dataDirectory: config.expandedDataDirectory(), configFile: config.source, settings: config.featureSettings),
+            data: SQLiteDataManager(path: config.expandedDatabasePath()), secrets: NoTerminal())
+        let loader = PluginLoader(app: app)
+        Shell.configure(loader, config: config)
+        loader.loadAll(from: config.expandedPluginDirectories())
+        var taken: [String: String] = [:]
+        for plugin in loader.loaded {
+            taken[plugin.origin.name] = plugin.origin.path
+            for name in plugin.features {
+                taken[name] = plugin.origin.path
+                if let prefix = app.features.feature(named: name)?.definition.prefix { taken[prefix] = plugin.origin.path }
+            }
+        }
+        return taken
     }
 
     static func packageManifest(name: String, module: String, sdkPath: String) -> String {

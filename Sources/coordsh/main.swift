@@ -138,11 +138,16 @@ struct NewCommand: ParsableCommand {
     @Option(name: .customLong("sdk"), help: ArgumentHelp("The coordsh SDK package to build against (default: the one this binary was built from).", valueName: "DIR"))
     var sdk: String?
 
+    @Option(name: .customLong("config"), help: ArgumentHelp("The configuration whose plugin folders hold the plugins a new name must not clash with.", valueName: "FILE"))
+    var configPath: String?
+
     func run() throws {
         let directory = path ?? name
+        let sdkPath = sdk ?? PluginTemplate.defaultSDKPath
         do {
-            let files = try PluginTemplate.create(name: name, in: directory, sdkPath: sdk ?? PluginTemplate.defaultSDKPath)
-            print("created plugin '\(name)' in \(directory):")
+            let taken = MainActor.assumeIsolated { PluginTemplate.takenNames(configPath: configPath) }
+            let files = try PluginTemplate.create(name: name, in: directory, sdkPath: sdkPath, taken: taken)
+            print("created plugin '\(name)' in \(directory), built against the SDK in \(sdkPath):")
             for file in files { print("  \(file)") }
             print("build it with: cd \(directory) && swift build")
         } catch {

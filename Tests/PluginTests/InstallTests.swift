@@ -1,0 +1,117 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `./install` as a user runs it: into a prefix, then the installed coordsh from another
+/// folder with no config anywhere, a plugin generated and checked against the installed SDK,
+/// and `--uninstall` leaving nothing. The products are the ones this test run built
+/// (`--products`), so the suite stays one build.
+@Suite("./install: coordsh on PATH from any folder, plugins built against the installed SDK, removed exactly")
+struct InstallTests {
+    static let script = BuildProducts.packageRoot + "/install"
+
+    @Test("install into a temporary prefix, shop from /, plugin new → build → check → swift test against the installed SDK, uninstall leaves nothing")
+    func installUseUninstall() throws {
+        let home = try PluginHome("install")
+        defer { home.remove() }
+        let prefix = home.path + "/prefix"
+        let install = try run(Self.script, ["--products", BuildProducts.directory, prefix], environment: home.environment)
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(install.stdout.hasPrefix("installed coordsh in \(prefix): "))
+        let coordsh = prefix + "/bin/coordsh"
+        let library = prefix + "/lib/coordsh"
+
+        // From /, with nothing but HOME: the installed config, plugins and library are found
+        // through the executable's own location ($ORIGIN), no LD_LIBRARY_PATH.
+        let shop = try run(
+            coordsh, ["--keep-going", "-c", "open content/catalog", "-c", "content show 9", "-c", "cart add", "-c", "cart offer WELCOME10", "-c", "plugins", "-c", "config"],
+            environment: home.environment, directory: "/")
+        #expect(shop.status == 0, "\(shop.stderr)\n\(shop.stdout)")
+        #expect(shop.stdout.contains("── Catalog (60 products) ──"))
+        #expect(shop.stdout.contains("offer WELCOME10 −4.50 EUR"))
+        for name in ["Content", "Account", "Cart", "Payment"] {
+            #expect(shop.stdout.contains("\(library)/lib\(name)Plugin.so"))
+        }
+        #expect(shop.stdout.contains("config file: \(prefix)/share/coordsh/coordsh.toml (installed beside the executable)"))
+        #expect(shop.stdout.contains("  plugin folders     \(library), "))
+        // The plugin folder is found from where the loader mapped the SDK library, every time
+        // (a partial read of /proc/self/maps once lost it about every other start).
+        for _ in 0..<8 {
+            let plugins = try run(coordsh, ["-c", "plugins"], environment: home.environment, directory: "/")
+            #expect(plugins.stdout.split(separator: "\n").filter { $0.hasSuffix("Plugin.so") && $0.contains(library) }.count == 4)
+        }
+
+        // A new plugin from the installed binary builds against the installed SDK.
+        let package = home.path + "/weather"
+        let created = try run(coordsh, ["plugin", "new", "weather", "--path", package], environment: home.environment, directory: home.path)
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(created.stdout.contains("built against the SDK in \(prefix)/share/coordsh/sdk"))
+        #expect(created.stdout.contains("Sources/WeatherPlugin/WeatherCoordinator.swift"))
+        let manifest = try String(contentsOfFile: package + "/Package.swift", encoding: .utf8)
+        #expect(manifest.contains(".package(path: \"\(prefix)/share/coordsh/sdk\")"))
+        let taken = try run(coordsh, ["plugin", "new", "cart", "--path", home.path + "/cart"], environment: home.environment)
+        #expect(taken.status == 2)
+        #expect(taken.stderr == "coordsh: error: plugin name 'cart' is taken by the plugin in \(library)/libCartPlugin.so, which this coordsh loads; a second 'cart' would be refused beside it\n")
+        #expect(!FileManager.default.fileExists(atPath: home.path + "/cart"))
+
+        let swift = try #require(
+            (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/swift" }
+                .first { FileManager.default.isExecutableFile(atPath: $0) })
+        let environment = ProcessInfo.processInfo.environment.merging(home.environment) { _, new in new }
+        let build = try run(swift, ["build", "--package-path", package], environment: environment, mergeOutput: true)
+        #expect(build.status == 0, "\(build.stdout)")
+        let plugin = package + "/.build/debug/libWeatherPlugin.so"
+
+        let check = try run(coordsh, ["plugin", "check", "--alone", plugin], environment: home.environment)
+        #expect(check.status == 0, "\(check.stdout)")
+        #expect(check.stdout.hasSuffix("17 passed, 0 failed\n"))
+
+        let shell = try run(
+            coordsh, ["--plugin-dir", package + "/.build/debug", "-c", "weather show 2", "-c", "back", "-c", "help weather"],
+            environment: home.environment)
+        #expect(shell.status == 0, "\(shell.stderr)")
+        #expect(shell.stdout.contains("Item 2"))
+        #expect(shell.stdout.contains("Items 1, 2 and 3"))
+        #expect(shell.stdout.contains("weather show ID"))
+
+        let test = try run(swift, ["test", "--package-path", package], environment: environment, mergeOutput: true)
+        #expect(test.status == 0, "\(test.stdout)")
+        #expect(test.stdout.contains("meetsThePluginContract"))
+
+        // Uninstall removes every file and every folder the install made: the prefix is gone.
+        let uninstall = try run(Self.script, ["--uninstall", prefix], environment: home.environment)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(uninstall.stdout == "uninstalled coordsh from \(prefix)\n")
+        #expect(!FileManager.default.fileExists(atPath: prefix))
+    }
+
+    @Test("a prefix that cannot be written, or an uninstall with no manifest: one line, nothing installed or removed")
+    func badPrefixes() throws {
+        let home = try PluginHome("installbad")
+        defer { home.remove() }
+        // A prefix below a plain file can never be created, even by root.
+        let file = home.path + "/file"
+        try "not a folder\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let blocked = try run(Self.script, ["--products", BuildProducts.directory, file + "/prefix"], environment: home.environment)
+        #expect(blocked.status == 1)
+        #expect(blocked.stderr == "install: cannot create \(file)/prefix: \(file) is not a folder; nothing installed\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path) == ["file"])
+
+        // A half-usable prefix: bin can be made, lib cannot (a file is in the way).
+        let partial = home.path + "/partial"
+        try FileManager.default.createDirectory(atPath: partial, withIntermediateDirectories: false)
+        try "in the way\n".write(toFile: partial + "/lib", atomically: true, encoding: .utf8)
+        let half = try run(Self.script, ["--products", BuildProducts.directory, partial], environment: home.environment)
+        #expect(half.status == 1)
+        #expect(half.stderr == "install: cannot create \(partial)/lib/coordsh: \(partial)/lib is not a folder; nothing installed\n")
+        // bin, made before lib was found blocked, is gone again.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: partial) == ["lib"])
+
+        let mine = try home.folder("mine")
+        try "keep me\n".write(toFile: mine + "/notes.txt", atomically: true, encoding: .utf8)
+        let none = try run(Self.script, ["--uninstall", mine], environment: home.environment)
+        #expect(none.status == 1)
+        #expect(none.stderr == "install: no coordsh install in \(mine) (no share/coordsh/install-manifest there); nothing removed\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mine) == ["notes.txt"])
+    }
+}
