@@ -73,6 +73,25 @@ final class ServiceTests {
         #expect(throws: CoordError.self) { try accounts.logIn(email: "a@example.com", password: "other password") }
     }
 
+    @Test("an account stored before hashing moved into the host still logs in (scrypt N=2^15 r=8 p=1, vector from Python's hashlib)")
+    func earlierHashesVerify() throws {
+        let host = try host()
+        let accounts = try service(host, Services.accounts)
+        _ = try accounts.create(email: "new@example.com", password: "another password")
+        // hashlib.scrypt(b"correct horse battery", salt=bytes(range(16)), n=32768, r=8, p=1, dklen=32)
+        let digest = "c72e940880b3f15bff3fa26a3a49140f80ce9a1c4dd2d5d27bab10014071ba94"
+        let bytes = stride(from: 0, to: digest.count, by: 2).compactMap {
+            UInt8(digest.dropFirst($0).prefix(2), radix: 16)
+        }
+        try host.data.write { db in
+            try db.execute(
+                "INSERT INTO users (email, password_kdf, password_salt, password_hash, confirmed_at) VALUES (?, ?, ?, ?, datetime('now'))",
+                ["old@example.com", "scrypt$15$8$1", SQLValue((0..<16).map { UInt8($0) }), SQLValue(bytes)])
+        }
+        #expect(try accounts.logIn(email: "old@example.com", password: "correct horse battery").email == "old@example.com")
+        #expect(throws: CoordError.self) { try accounts.logIn(email: "old@example.com", password: "correct horse batterY") }
+    }
+
     @Test("a guest cart is kept and merged into the user's cart at login")
     func guestCartMerged() throws {
         let host = try host()
