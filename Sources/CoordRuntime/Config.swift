@@ -1,5 +1,6 @@
 import Foundation
 import TOMLKit
+import CoordSDK
 
 /// The shell's configuration: the built-in defaults with the keys of one TOML file over them.
 ///
@@ -49,8 +50,11 @@ public struct Config: Sendable, Equatable {
         public var file: String?
     }
 
-    /// The tables the host reads itself.
-    static let hostSections: Set<String> = ["plugins", "shell", "data"]
+    /// The tables the host reads itself, with their keys.
+    static let hostKeys: [(String, [String])] = [
+        ("plugins", ["dirs", "allow", "vet_timeout"]), ("shell", ["home", "history"]), ("data", ["path", "busy_timeout"]),
+    ]
+    static let hostSections = Set(hostKeys.map(\.0))
 
     /// The text of the built-in defaults: `config/coordsh.toml` as it was when this binary
     /// was built.
@@ -87,7 +91,8 @@ public struct Config: Sendable, Equatable {
             for key in file.keys {
                 guard let value = file[key] else { continue }
                 guard let section = value.table else {
-                    throw ConfigError("config \(path): '\(key)' must be a table ([\(key)])")
+                    let place = line(of: key, in: text).map { "\(path):\($0)" } ?? path
+                    throw ConfigError("config \(place): \(key) must be a table ([\(key)])")
                 }
                 let target: TOMLTable
                 if let existing = table[key]?.table {
@@ -102,7 +107,12 @@ public struct Config: Sendable, Equatable {
                 }
             }
         }
-        var config = try interpret(table, path: path ?? "(built-in defaults)")
+        let where_ = { (key: String) -> String in
+            guard let path else { return "(built-in defaults)" }
+            guard fromFile.contains(key) || !key.contains("."), let text, let line = line(of: key, in: text) else { return path }
+            return "\(path):\(line)"
+        }
+        var config = try interpret(table, at: where_)
         config.source = path
         for section in table.keys {
             guard let inner = table[section]?.table else { continue }
@@ -140,14 +150,51 @@ public struct Config: Sendable, Equatable {
         return text
     }
 
-    /// Reads the merged table into the host's settings; `path` names the file in errors.
-    private static func interpret(_ table: TOMLTable, path: String) throws(ConfigError) -> Config {
+    /// The line of `key` (`data.busy_timeout`, or a table name such as `data`) in a TOML text:
+    /// its `name = …` line under its `[table]` header, or a dotted `table.name = …` line;
+    /// nil when it is written some other way.
+    static func line(of key: String, in text: String) -> Int? {
+        let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+        let (section, name) = parts.count == 2 ? (parts[0], parts[1]) : ("", parts[0])
+        func assigns(_ line: Substring, _ name: String) -> Bool {
+            guard line.hasPrefix(name) else { return false }
+            let rest = line.dropFirst(name.count).drop { $0 == " " || $0 == "\t" }
+            return rest.hasPrefix("=")
+        }
+        var current = ""
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.drop { $0 == " " || $0 == "\t" }
+            if line.hasPrefix("[") && !line.hasPrefix("[[") {
+                current = String(line.dropFirst().prefix { $0 != "]" }).trimmingCharacters(in: .whitespaces)
+                if section.isEmpty && current == name { return index + 1 }
+                continue
+            }
+            if current == section && assigns(line, name) { return index + 1 }
+            if current.isEmpty && !section.isEmpty && assigns(line, "\(section).\(name)") { return index + 1 }
+        }
+        return nil
+    }
+
+    /// Reads the merged table into the host's settings; `place` gives `FILE:LINE` of a key
+    /// for errors.
+    private static func interpret(_ table: TOMLTable, at place: (String) -> String) throws(ConfigError) -> Config {
+        func fail(_ key: String, _ problem: String) -> ConfigError {
+            ConfigError("config \(place(key)): \(key) \(problem)")
+        }
         var config = Config()
+        // A key the host does not know is a typo that would otherwise be silently ignored.
+        for (section, known) in hostKeys {
+            guard let inner = table[section]?.table else { continue }
+            for key in inner.keys where !known.contains(key) {
+                let hint = Suggest.closest(to: key, in: known).map { " (did you mean '\(section).\($0)'?)" } ?? ""
+                throw fail("\(section).\(key)", "is not a setting coordsh knows\(hint); [\(section)] has \(known.map { "\(section).\($0)" }.joined(separator: ", "))")
+            }
+        }
         if let plugins = table["plugins"] {
-            guard let pluginTable = plugins.table else { throw ConfigError("config \(path): [plugins] must be a table") }
+            guard let pluginTable = plugins.table else { throw fail("plugins", "must be a table ([plugins])") }
             if let dirs = pluginTable["dirs"] {
                 guard let array = dirs.array, array.allSatisfy({ $0.string != nil }) else {
-                    throw ConfigError("config \(path): plugins.dirs must be an array of strings")
+                    throw fail("plugins.dirs", "must be an array of strings")
                 }
                 config.pluginDirectories = array.compactMap(\.string)
             }
@@ -155,44 +202,44 @@ public struct Config: Sendable, Equatable {
                 let hashes = allow.array?.compactMap { $0.string?.lowercased() } ?? []
                 guard let array = allow.array, hashes.count == array.count,
                       hashes.allSatisfy({ $0.count == 64 && $0.allSatisfy(\.isHexDigit) }) else {
-                    throw ConfigError("config \(path): plugins.allow must be an array of SHA-256 hashes (64 hex digits each)")
+                    throw fail("plugins.allow", "must be an array of SHA-256 hashes (64 hex digits each)")
                 }
                 config.pluginAllowList = Set(hashes)
             }
             if let value = pluginTable["vet_timeout"] {
                 guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {
-                    throw ConfigError("config \(path): plugins.vet_timeout must be a positive number of seconds")
+                    throw fail("plugins.vet_timeout", "must be a positive number of seconds")
                 }
                 config.vetTimeout = seconds
             }
         }
         if let shell = table["shell"] {
-            guard let shellTable = shell.table else { throw ConfigError("config \(path): [shell] must be a table") }
+            guard let shellTable = shell.table else { throw fail("shell", "must be a table ([shell])") }
             if let home = shellTable["home"] {
-                guard let string = home.string else { throw ConfigError("config \(path): shell.home must be a string") }
+                guard let string = home.string else { throw fail("shell.home", "must be a string") }
                 config.home = string.isEmpty ? nil : string
             }
             if let history = shellTable["history"] {
-                guard let string = history.string, !string.isEmpty else { throw ConfigError("config \(path): shell.history must be a non-empty string") }
+                guard let string = history.string, !string.isEmpty else { throw fail("shell.history", "must be a non-empty string") }
                 config.historyPath = string
             }
         }
         if let data = table["data"] {
-            guard let dataTable = data.table else { throw ConfigError("config \(path): [data] must be a table") }
+            guard let dataTable = data.table else { throw fail("data", "must be a table ([data])") }
             if let value = dataTable["path"] {
-                guard let string = value.string, !string.isEmpty else { throw ConfigError("config \(path): data.path must be a non-empty string") }
+                guard let string = value.string, !string.isEmpty else { throw fail("data.path", "must be a non-empty string") }
                 config.databasePath = string
             }
             if let value = dataTable["busy_timeout"] {
                 guard let seconds = value.double ?? value.int.map(Double.init), seconds >= 0 else {
-                    throw ConfigError("config \(path): data.busy_timeout must be a number of seconds")
+                    throw fail("data.busy_timeout", "must be a number of seconds")
                 }
                 config.busyTimeout = seconds
             }
         }
         for key in table.keys where !hostSections.contains(key) {
             guard let section = table[key]?.table else {
-                throw ConfigError("config \(path): '\(key)' must be a table ([\(key)])")
+                throw fail(key, "must be a table ([\(key)])")
             }
             config.featureSettings[key] = section.convert(to: .json)
         }

@@ -70,6 +70,16 @@ final class LoaderTests {
         let sample = ["id": "7", "code": "WELCOME10", "query": "red", "key": "k1", "orderID": "1"]
         // Pages that need a logged-in user with an order; without one they must refuse.
         let needLogin: Set = ["payment/receipt", "payment/orders"]
+        // What each other page shows on a fresh shop with nobody logged in.
+        let titles = [
+            "account/login": "Log in", "account/createAccount": "Create an account",
+            "account/confirmAccount": "Confirm your account", "account/profile": "Not logged in",
+            "account/outbox": "Outbox (0)", "cart/cart": "Cart (0 items)",
+            "cart/checkout": "Checkout (0 items, 0.00 EUR)", "cart/offer": "Offer WELCOME10",
+            "content/catalog": "Catalog (60 products)", "content/list": "All products (60)",
+            "content/product": "#7 Slippers", "content/search": "Search: red (5)", "payment/method": "Pay",
+        ]
+        #expect(app.features.routes.count == titles.count + needLogin.count)
         for (feature, pageCase) in app.features.routes {
             let route = "\(feature.name)/\(pageCase.name)"
             let arguments = pageCase.parameters.filter { !$0.isOptional }.map { RouteRequest.Pair($0.name, sample[$0.name] ?? "1") }
@@ -78,12 +88,12 @@ final class LoaderTests {
             #expect(page.route == request)
             if needLogin.contains(route) {
                 let error = #expect(throws: CoordError.self) { try scene.display(page) }
-                #expect(error?.message.contains("nobody is logged in") == true, "\(route): \(String(describing: error))")
+                #expect(error?.message.hasSuffix("nobody is logged in; 'account login EMAIL' first") == true, "\(route): \(String(describing: error))")
                 continue
             }
             try scene.display(page)
             #expect(scene.currentView?.page.route == request)
-            #expect(!(scene.currentView?.render().title.isEmpty ?? true))
+            #expect(scene.currentView?.render().title == titles[route], "\(route)")
         }
     }
 

@@ -19,6 +19,8 @@ ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 def start(home, extra_env=None, args=(), config=CONFIG):
     env = {"HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_STATE_HOME": home + "/state",
            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm", "LANG": "C.UTF-8"}
+    if "LLVM_PROFILE_FILE" in os.environ:  # ./test --coverage: the shell writes its profile
+        env["LLVM_PROFILE_FILE"] = os.environ["LLVM_PROFILE_FILE"]
     env.update(extra_env or {})
     child = pexpect.spawn(COORDSH, ["--config", config, *args], env=env, encoding="utf-8", timeout=20,
                           dimensions=(40, 200))

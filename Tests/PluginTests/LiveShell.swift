@@ -12,9 +12,7 @@ final class LiveShell {
     init(_ arguments: [String], environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: BuildProducts.coordsh)
         process.arguments = arguments
-        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        process.environment = childEnvironment(environment)
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output

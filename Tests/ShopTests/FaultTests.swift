@@ -132,7 +132,7 @@ struct FaultTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: BuildProducts.coordsh)
             process.arguments = ["--config", Self.config, "--password-env", "PW", "--db", db]
-            process.environment = ["HOME": home, "XDG_DATA_HOME": home + "/data", "PW": "long enough password", "PATH": "/usr/bin:/bin"]
+            process.environment = childEnvironment(["HOME": home, "XDG_DATA_HOME": home + "/data", "PW": "long enough password"])
             let input = Pipe(), output = Pipe()
             process.standardInput = input
             process.standardOutput = output

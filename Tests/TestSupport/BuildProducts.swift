@@ -56,6 +56,19 @@ public struct RunResult: Sendable {
     public let stderr: String
 }
 
+/// The environment a test gives a child process: PATH, a UTF-8 locale, `given` — and nothing
+/// else from the test's own environment, so that the user's plugins and config never leak in.
+/// Under `./test --coverage` it also names where the child writes its coverage profile
+/// (`COORDSH_COVERAGE_PROFILE`, a pattern with `%p`), so that the binary, its vetting children
+/// and the plugins they load are counted; coordsh passes its environment on to its children.
+public func childEnvironment(_ given: [String: String]) -> [String: String] {
+    let own = ProcessInfo.processInfo.environment
+    var environment = ["PATH": own["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    if let profile = own["COORDSH_COVERAGE_PROFILE"] { environment["LLVM_PROFILE_FILE"] = profile }
+    environment.merge(given) { $1 }
+    return environment
+}
+
 /// Runs `executable` with `arguments`, feeding `input` on stdin, with a clean environment
 /// (a private HOME and XDG folders so the user's own plugins never leak into a test).
 public func run(
@@ -66,9 +79,7 @@ public func run(
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
-    for (key, value) in environment { env[key] = value }
-    process.environment = env
+    process.environment = childEnvironment(environment)
     let stdin = Pipe(), stdout = Pipe()
     let stderr = mergeOutput ? stdout : Pipe()
     process.standardInput = stdin

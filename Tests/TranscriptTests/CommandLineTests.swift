@@ -18,9 +18,19 @@ struct CommandLineTests {
         let home = try makeTemporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(atPath: home) }
         #expect(try coordsh(["-c", "content list"], home: home).status == 0)
-        #expect(try coordsh(["-c", "cart checkout"], home: home).status == 1)
-        #expect(try coordsh(["-c", "crat add 7"], home: home).status == 2)
-        #expect(try coordsh(["-c", "open content/nope"], home: home).status == 2)
+        // A batch stops at its first failing command, with that command's status and one line.
+        let failures: [(String, Int32, String)] = [
+            ("cart checkout", 1, "cart checkout: the cart is empty; 'cart add PRODUCT_ID' first"),
+            ("crat add 7", 2, "unknown command 'crat' (did you mean 'cart add 7'?); 'help' lists the commands"),
+            ("cart ad 7", 2, "'cart' has no command 'ad' (did you mean 'cart add'?); try 'help cart'"),
+            ("open content/nope", 2, "unknown page 'content/nope'; 'pages' lists every route"),
+        ]
+        for (command, status, message) in failures {
+            let result = try coordsh(["-c", command, "-c", "echo not reached"], home: home)
+            #expect(result.status == status, "\(command)")
+            #expect(result.stderr == "coordsh: error: \(message)\n", "\(command)")
+            #expect(!result.stdout.contains("not reached"), "\(command)")
+        }
         let badFlag = try coordsh(["--bogus"], home: home)
         #expect(badFlag.status == 2)
         #expect(badFlag.stderr.hasPrefix("coordsh: error: Unknown option '--bogus'\n"))

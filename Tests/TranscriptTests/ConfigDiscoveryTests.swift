@@ -101,6 +101,69 @@ struct ConfigDiscoveryTests {
         #expect(config.stdout.contains("config file: \(BuildProducts.packageRoot)/config/coordsh.toml (the checkout this binary was built from)"))
     }
 
+    /// Each key the host reads, set wrongly on line 3 of a file: (file text, the error after
+    /// `config FILE:3: `).
+    static let wrongKeys: [(String, String)] = [
+        ("# x\n\nplugins = 1\n", "plugins must be a table ([plugins])"),
+        ("[plugins]\n# x\ndirs = \"one\"\n", "plugins.dirs must be an array of strings"),
+        ("[plugins]\n\ndirs = [\"a\", 2]\n", "plugins.dirs must be an array of strings"),
+        ("[plugins]\n\nallow = [\"abc\"]\n", "plugins.allow must be an array of SHA-256 hashes (64 hex digits each)"),
+        ("[plugins]\n\nallow = \"\(String(repeating: "a", count: 64))\"\n", "plugins.allow must be an array of SHA-256 hashes (64 hex digits each)"),
+        ("[plugins]\n\nvet_timeout = 0\n", "plugins.vet_timeout must be a positive number of seconds"),
+        ("[shell]\n\nhome = 3\n", "shell.home must be a string"),
+        ("[shell]\n\nhistory = \"\"\n", "shell.history must be a non-empty string"),
+        ("[data]\n\npath = \"\"\n", "data.path must be a non-empty string"),
+        ("[data]\n\nbusy_timeout = -1\n", "data.busy_timeout must be a number of seconds"),
+        ("[data]\n\nbusy_timeout = \"soon\"\n", "data.busy_timeout must be a number of seconds"),
+        ("\n\ncart = \"cheap\"\n", "cart must be a table ([cart])"),
+        ("[plugins]\n\ndirz = []\n", "plugins.dirz is not a setting coordsh knows (did you mean 'plugins.dirs'?); [plugins] has plugins.dirs, plugins.allow, plugins.vet_timeout"),
+        ("[data]\n\ncolour = 1\n", "data.colour is not a setting coordsh knows; [data] has data.path, data.busy_timeout"),
+        ("[data]\nbusy_timeout = 1\nbusy_timeout = 2\n", "DUPLICATE"),
+    ]
+
+    @Test("a wrong value names the file, the line and the key, in one line; exit 2, nothing runs", arguments: wrongKeys.indices)
+    func wrongKey(index: Int) throws {
+        let home = try Home()
+        defer { home.remove() }
+        let (text, problem) = Self.wrongKeys[index]
+        let file = try home.write("bad.toml", text)
+        let result = try run(BuildProducts.coordsh, ["--config", file, "-c", "echo ran"], environment: home.environment)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        if problem == "DUPLICATE" {
+            // TOML's own rule, reported by the parser with its line.
+            #expect(result.stderr.hasPrefix("coordsh: error: config \(file):3: "), "\(result.stderr)")
+            #expect(result.stderr.filter { $0 == "\n" }.count == 1)
+        } else {
+            #expect(result.stderr == "coordsh: error: config \(file):3: \(problem)\n")
+        }
+    }
+
+    @Test("the right values for the same keys load, and the shell uses them")
+    func rightKeys() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let file = try home.write("good.toml", """
+            [plugins]
+            vet_timeout = 0.5
+            allow = []
+            [shell]
+            home = ""
+            history = "~/h"
+            [data]
+            path = "$CONFIG_DIR/shop.db"
+            busy_timeout = 0
+            [cart]
+            """)
+        let result = try run(BuildProducts.coordsh, ["--config", file, "-c", "config", "-c", "plugins"], environment: home.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("  database           \(home.path)/shop.db  (data.path)"))
+        #expect(result.stdout.contains("  history            \(home.path)/h"))
+        // An empty allow-list loads nothing; each plugin is refused with its hash.
+        #expect(result.stdout.contains("no plugins loaded"))
+        #expect(result.stderr.components(separatedBy: "not on the allow-list: sha256 ").count == 5, "\(result.stderr)")
+    }
+
     @Test("a config that is not TOML, cannot be read, or is named but missing: one line naming it, exit 2")
     func badConfigs() throws {
         let home = try Home()
@@ -127,6 +190,6 @@ struct ConfigDiscoveryTests {
         let wrongType = try home.write("wrong.toml", "[data]\nbusy_timeout = \"soon\"\n")
         let typed = try run(BuildProducts.coordsh, ["--config", wrongType, "-c", "where"], environment: home.environment)
         #expect(typed.status == 2)
-        #expect(typed.stderr == "coordsh: error: config \(wrongType): data.busy_timeout must be a number of seconds\n")
+        #expect(typed.stderr == "coordsh: error: config \(wrongType):2: data.busy_timeout must be a number of seconds\n")
     }
 }

@@ -191,9 +191,7 @@ struct ShellSession {
         self.home = home
         process.executableURL = URL(fileURLWithPath: BuildProducts.coordsh)
         process.arguments = arguments
-        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
-        env.merge(environment) { $1 }
-        process.environment = env
+        process.environment = childEnvironment(environment)
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output

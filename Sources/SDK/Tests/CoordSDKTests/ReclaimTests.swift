@@ -36,12 +36,13 @@ struct ReclaimTests {
         withExtendedLifetime((app, installer)) {}
     }
 
-    @Test("a handler that stops and releases its own coordinator finishes, and the next send goes up")
+    @Test("a handler that stops and releases its own coordinator runs on, the coordinator retired until the send returns")
     func stopsItsOwnCoordinator() throws {
         let recorder = Recorder()
         let app = AppCoordinator()
         let scene = app.makeScene(identifier: "s")
-        app.handle(Self.ping) { _ in recorder.log.append("app"); return .handled }
+        // Nobody above handles it: the second send runs the single-handler fast path, where
+        // only the reclaimer keeps the coordinator alive once the scene lets go of it.
         weak var released: Coordinator?
         var view: PageView!
         do {
@@ -52,15 +53,19 @@ struct ReclaimTests {
             doomed.handle(Self.ping) { [unowned doomed, unowned scene] _ in
                 recorder.log.append("doomed")
                 // The first send builds the path; the second runs from the cache and stops
-                // the coordinator, whose last strong reference goes here.
-                if recorder.log.count == 2 { scene.stopChild(doomed) }
+                // the coordinator, whose last strong reference goes here. It is retired: alive
+                // (with this very closure) until the send returns.
+                if recorder.log.count == 2 {
+                    scene.stopChild(doomed)
+                    recorder.log.append(released == nil ? "freed under its running handler" : "retired")
+                }
                 return .handled
             }
         }
         #expect(try view.send(Message(Self.ping, from: view)) == .handled)
         #expect(try view.send(Message(Self.ping, from: view)) == .handled)
         #expect(released == nil, "the coordinator and its handler table are gone")
-        #expect(recorder.log == ["doomed", "doomed"])
+        #expect(recorder.log == ["doomed", "doomed", "retired"])
         // The view is detached now; a message from it reaches nobody and says so.
         #expect(throws: CoordError.self) { try view.send(Message(Self.ping, from: view)) }
         withExtendedLifetime(app) {}

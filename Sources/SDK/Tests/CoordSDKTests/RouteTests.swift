@@ -47,11 +47,31 @@ struct RouteTests {
         }
     }
 
-    @Test("malformed routes are refused")
-    func malformed() {
-        for text in ["shop", "/item", "shop/item id", "coordsh://shop", "coordsh://shop/a/b"] {
-            #expect(throws: CoordError.self, "\(text)") { try RouteRequest.parse(text) }
+    @Test("malformed routes are refused, each with the reason that fits it")
+    func malformed() throws {
+        let cases: [(String, String)] = [
+            ("", "malformed route '': expected feature/page, e.g. content/catalog"),
+            ("shop", "malformed route 'shop': expected feature/page, e.g. content/catalog"),
+            ("/item", "malformed route '/item': expected feature/page, e.g. content/catalog"),
+            ("shop/", "malformed route 'shop/': expected feature/page, e.g. content/catalog"),
+            ("shop/item/x", "malformed route 'shop/item/x': expected feature/page, e.g. content/catalog"),
+            ("shop/item id", "malformed route 'shop/item id': expected key=value, got 'id'"),
+            ("shop/item =3", "malformed route 'shop/item =3': expected key=value, got '=3'"),
+            ("coordsh://shop", "malformed route 'coordsh://shop': expected exactly one page after the feature"),
+            ("coordsh://shop/a/b", "malformed route 'coordsh://shop/a/b': expected exactly one page after the feature"),
+            ("coordsh:///item", "malformed route 'coordsh:///item': expected coordsh://feature/page?key=value"),
+        ]
+        for (text, message) in cases {
+            let error = #expect(throws: CoordError.self, "\(text)") { try RouteRequest.parse(text) }
+            #expect(error?.code == "malformed_route", "\(text)")
+            #expect(error?.message == message, "\(text)")
         }
+        // Both sides of each boundary: the smallest well-formed routes parse.
+        #expect(try RouteRequest.parse("shop/item") == RouteRequest(feature: "shop", page: "item"))
+        #expect(try RouteRequest.parse("shop/item id=") == RouteRequest(feature: "shop", page: "item", arguments: [.init("id", "")]))
+        #expect(try RouteRequest.parse("coordsh://shop/item") == RouteRequest(feature: "shop", page: "item"))
+        let words = #expect(throws: CoordError.self) { try RouteRequest.parse(words: ["coordsh://shop/item", "id=1"]) }
+        #expect(words?.message == "malformed route 'coordsh://shop/item id=1': a URL takes its parameters after '?'")
     }
 
     @Test("message names are interned with their prefix and verb")
