@@ -126,6 +126,29 @@ struct CorpusTests {
         let third = try home.plugins(config: config).json
         #expect(third["vetting_processes"] as? Int == 1)
         #expect(third.loadedNames.contains("probe"))
+
+        // Other bytes of the same size written into the same file, and its old modification
+        // time put back: size and mtime match the cached verdict, the change time and the
+        // hash do not. Vetted again, and refused: the entry symbol's name no longer matches.
+        let before = try #require(try FileManager.default.attributesOfItem(atPath: probe)[.modificationDate] as? Date)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: probe))
+        let size = bytes.count
+        let name = Data("coordsh_plugin_entry\0".utf8)
+        var renamed = 0
+        while let range = bytes.range(of: name) {
+            bytes[range.upperBound - 2] = UInt8(ascii: "x")
+            renamed += 1
+        }
+        #expect(renamed >= 1)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: probe))
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: before], ofItemAtPath: probe)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: probe)).count == size)
+        let fourth = try home.plugins(config: config).json
+        #expect(fourth["vetting_processes"] as? Int == 1)
+        #expect(!fourth.loadedNames.contains("probe"))
+        #expect(fourth.refusedByFile["libprobe.so"]?.kind == "no_entry_symbol")
     }
 
     private func sha256(_ path: String) throws -> String {

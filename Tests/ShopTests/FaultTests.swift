@@ -92,6 +92,63 @@ struct FaultTests {
         #expect(result.stderr == "coordsh: error: database \(db) is read-only; nothing was changed\n")
     }
 
+    @Test("two shells paying one checkout at the same moment: one order, one payment; the other is told it is already paid")
+    @MainActor func twoShellsPayOneCheckout() throws {
+        let home = try makeTemporaryDirectory("twopay")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let db = home + "/shop.sqlite"
+        #expect(try coordsh(home, ["--db", db], input: "account create t@example.com\n").status == 0)
+        let code = try #require(try coordsh(home, ["--db", db, "-c", "account outbox"]).stdout
+            .components(separatedBy: "account confirm ").last?.prefix(6))
+        #expect(try coordsh(home, ["--db", db, "-c", "account confirm \(code)", "-c", "account login t@example.com", "-c", "cart add 9 2"]).status == 0)
+
+        /// A shell logged in with the checkout open, stopped just before paying.
+        final class Payer {
+            let process = Process()
+            let input = Pipe(), output = Pipe()
+            init(_ home: String, _ db: String) throws {
+                process.executableURL = URL(fileURLWithPath: BuildProducts.coordsh)
+                process.arguments = ["--config", FaultTests.config, "--password-env", "PW", "--db", db, "--keep-going"]
+                process.environment = childEnvironment(["HOME": home, "XDG_DATA_HOME": home + "/data", "PW": "long enough password", "NO_COLOR": "1"])
+                process.standardInput = input
+                process.standardOutput = output
+                process.standardError = output
+                try process.run()
+                try input.fileHandleForWriting.write(contentsOf: Data("account login t@example.com\ncart checkout\necho READY\n".utf8))
+                var text = ""
+                while !text.contains("READY\n") {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+            }
+            func pay() throws { try input.fileHandleForWriting.write(contentsOf: Data("payment pay 4242424242424242\n".utf8)) }
+            func finish() throws -> String {
+                try input.fileHandleForWriting.close()
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return text
+            }
+        }
+        let first = try Payer(home, db), second = try Payer(home, db)
+        try first.pay()
+        try second.pay()
+        let outputs = [try first.finish(), try second.finish()]
+        let paid = outputs.filter { $0.contains("note: paid: order 1\n") }
+        let refused = outputs.filter {
+            $0.contains("coordsh: error: payment pay: this checkout is already paid (order 1); nothing was charged. 'payment receipt 1' shows it\n")
+        }
+        #expect(paid.count == 1, "\(outputs)")
+        #expect(refused.count == 1, "\(outputs)")
+        let data = SQLiteDataManager(path: db)
+        let (orders, payments, amount) = try data.read { db in
+            (try db.int("SELECT count(*) FROM orders"), try db.int("SELECT count(*) FROM payments"), try db.int("SELECT sum(amount) FROM payments"))
+        }
+        #expect(orders == 1)
+        #expect(payments == 1)
+        #expect(amount == 9000)
+    }
+
     @Test("loading the Account plugin at the prompt lets a waiting checkout proceed")
     func pluginsLoadResumesCheckout() throws {
         let home = try makeTemporaryDirectory("noaccount")
