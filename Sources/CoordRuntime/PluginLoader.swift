@@ -44,12 +44,17 @@ public final class PluginLoader {
     /// What the loader last saw of each file it loaded or refused, so that a rescan only
     /// reports what changed.
     private struct Seen: Equatable {
-        let size: Int64, modified: Int64, changed: Int64, inode: UInt64
+        let size: Int64, modified: Int64, changed: Int64, inode: UInt64, device: UInt64
         init(_ file: PluginFile) {
             size = file.size
             modified = file.modificationTime
             changed = file.changeTime
             inode = file.inode
+            device = file.device
+        }
+        /// The same file under another name: a rename changes only the change time.
+        func sameFile(as other: Seen) -> Bool {
+            inode == other.inode && device == other.device && size == other.size && modified == other.modified
         }
     }
     private var loadedFiles: [String: (name: String, seen: Seen)] = [:]
@@ -107,6 +112,9 @@ public final class PluginLoader {
     }
 
     private func loadBatch(_ paths: [String], explicit: Bool) -> (loaded: [LoadedPlugin], refused: [PluginRefusal]) {
+        // A refused file that is gone is no longer a refusal to list.
+        refused.removeAll { !FileManager.default.fileExists(atPath: $0.path) }
+        for path in refusedFiles.keys where !FileManager.default.fileExists(atPath: path) { refusedFiles[path] = nil }
         var candidates: [Candidate] = []
         var refusals: [PluginRefusal] = []
         var plugins: [LoadedPlugin] = []
@@ -152,8 +160,16 @@ public final class PluginLoader {
         refused.contains(refusal)
     }
 
-    /// Ownership, allow-list and cache; nil when the file is loaded and unchanged.
+    /// Ownership, allow-list and cache; nil when the file is loaded and unchanged (also when
+    /// a loaded file was renamed: the same inode and contents under a new name is the plugin
+    /// already loaded, not a second copy of it).
     private func prepare(_ file: PluginFile, explicit: Bool) throws(PluginRefusal) -> Candidate? {
+        if loadedFiles[file.realPath] == nil, !explicit,
+           let (oldPath, known) = loadedFiles.first(where: { $0.value.seen.sameFile(as: Seen(file)) && !FileManager.default.fileExists(atPath: $0.key) }) {
+            loadedFiles[oldPath] = nil
+            loadedFiles[file.realPath] = (known.name, Seen(file))
+            return nil
+        }
         if let known = loadedFiles[file.realPath] {
             if known.seen == Seen(file) {
                 if !explicit { return nil }

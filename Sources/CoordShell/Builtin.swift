@@ -156,10 +156,14 @@ struct Builtin {
             for name in plugin.features {
                 guard let feature = session.app.features.feature(named: name) else { continue }
                 let pages = feature.pageCases.count
-                lines.append("\(plugin.origin.name) \(plugin.origin.version)  prefix \(feature.definition.prefix)  \(pages) page\(pages == 1 ? "" : "s")  \(plugin.origin.path)")
+                // Swift images are never unloaded: a plugin whose file was removed or renamed
+                // stays loaded, and says so.
+                let gone = !FileManager.default.fileExists(atPath: plugin.origin.path)
+                lines.append("\(plugin.origin.name) \(plugin.origin.version)  prefix \(feature.definition.prefix)  \(pages) page\(pages == 1 ? "" : "s")  \(plugin.origin.path)"
+                    + (gone ? "  (file gone since it was loaded; loaded until coordsh restarts)" : ""))
                 loaded.append([
                     "name": plugin.origin.name, "version": plugin.origin.version, "prefix": feature.definition.prefix,
-                    "pages": pages, "file": plugin.origin.path, "vetted": plugin.vettedNow ? "now" : "cached",
+                    "pages": pages, "file": plugin.origin.path, "vetted": plugin.vettedNow ? "now" : "cached", "fileGone": gone,
                 ])
             }
         }

@@ -31,6 +31,9 @@ struct CommandLineTests {
             #expect(result.stderr == "coordsh: error: \(message)\n", "\(command)")
             #expect(!result.stdout.contains("not reached"), "\(command)")
         }
+        let quit = try coordsh(["-c", "echo before", "-c", "quit", "-c", "echo after"], home: home)
+        #expect(quit.status == 0)
+        #expect(quit.stdout == "before\n", "nothing runs after quit")
         let badFlag = try coordsh(["--bogus"], home: home)
         #expect(badFlag.status == 2)
         #expect(badFlag.stderr.hasPrefix("coordsh: error: Unknown option '--bogus'\n"))
