@@ -62,16 +62,20 @@ final class ContentStore: ContentManaging {
             do {
                 catalog = try JSONDecoder().decode(CatalogFile.self, from: Data(PackageResources.catalog_json))
             } catch {
-                throw CoordError.failed("the built-in catalog: \(Self.describe(error))")
+                throw CoordError.failed("the built-in catalog: \(DecodingProblem.describe(error))")
             }
         case ""?:
             return
         case let file?:
             let path = environment?.resolve(file) ?? file
+            guard let bytes = FileManager.default.contents(atPath: path) else {
+                let why = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+                throw CoordError.failed("catalog \(path): \(why) ([content] catalog in the config names it; remove the key for the built-in catalog)")
+            }
             do {
-                catalog = try JSONDecoder().decode(CatalogFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+                catalog = try JSONDecoder().decode(CatalogFile.self, from: bytes)
             } catch {
-                throw CoordError.failed("catalog \(path): \(Self.describe(error))")
+                throw CoordError.failed("catalog \(path): \(DecodingProblem.describe(error))")
             }
         }
         try data.write { db in
@@ -85,16 +89,6 @@ final class ContentStore: ContentManaging {
         }
     }
 
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, let context):
-            "missing '\(key.stringValue)' at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context):
-            context.debugDescription
-        default:
-            (error as NSError).localizedDescription
-        }
-    }
 
     private static func product(_ row: SQLRow) -> Product {
         Product(

@@ -64,6 +64,54 @@ try:
     child.expect(PROMPT)
     print("ok completes a value (promo code)")
 
+    # Completion after `help PREFIX`, after `trace`, of `plugins load`, of an option name and
+    # of a value typed as name=value.
+    child.send("help cart a\t")
+    child.send("\r")
+    child.expect("usage: cart add \\[PRODUCTID\\] \\[QUANTITY\\]")
+    child.expect(PROMPT)
+    child.send("trace ca\t")
+    child.send("sh\t")
+    child.send("\r")
+    child.expect("cartShow")
+    child.expect(PROMPT)
+    child.send("plugins lo\t")
+    child.send("/nonexistent/libX.so\r")
+    child.expect("coordsh: error: refused plugin /nonexistent/libX.so")
+    child.expect(PROMPT)
+    child.send("cart add 9 --qu\t")
+    child.send(" 2\r")
+    child.expect("#9   Red Sneakers +2 ×")
+    child.expect(PROMPT)
+    child.send("cart offer code=FIV\t")
+    child.send("\r")
+    child.expect("promo code FIVEOFF applied")
+    child.expect(PROMPT)
+    child.sendline("cart offer WELCOME10")
+    child.expect(PROMPT)
+    print("ok completes after help and trace, plugins load, an option and a name=value")
+
+    # A password is asked with echo off, twice when it is new; two that differ change nothing.
+    child.sendline("account create pty@example.com")
+    child.expect("password for pty@example.com: ")
+    child.send("first password 1\r")
+    child.expect("\\(again\\): ")
+    child.send("second password 2\r")
+    child.expect("coordsh: error: the two passwords differ; nothing was changed")
+    child.expect(PROMPT)
+    assert "password 1" not in child.before and "password 2" not in child.before, repr(child.before)
+    child.sendline("account create pty@example.com")
+    child.expect("password for pty@example.com: ")
+    child.send("same password 3\r")
+    child.expect("\\(again\\): ")
+    child.send("same password 3\r")
+    child.expect("note: created pty@example.com")
+    child.expect(PROMPT)
+    assert "same password" not in child.before, repr(child.before)
+    child.sendline("cart show")
+    child.expect(PROMPT)
+    print("ok passwords are asked with echo off, twice, and must match")
+
     # Ctrl-C keeps the shell alive.
     child.send("content search something half typed")
     clear_line(child)
@@ -91,6 +139,7 @@ try:
 
     history = open(home + "/state/coordsh/history").read()
     assert "4242424242424242" not in history, history
+    assert "password" not in history.replace("\\040", " ").replace("--password-env", ""), history
     assert "cart offer WELCOME10" in history.replace("\\040", " "), history
     print("ok history kept, card number left out")
 

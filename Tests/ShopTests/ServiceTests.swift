@@ -15,8 +15,8 @@ final class ServiceTests {
         for host in hosts { host.close() }
     }
 
-    func host(plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil) throws -> TestHost {
-        let host = try TestHost(plugins: plugins, databasePath: databasePath)
+    func host(plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil, config: String? = nil) throws -> TestHost {
+        let host = try TestHost(plugins: plugins, databasePath: databasePath, config: config)
         hosts.append(host)
         return host
     }
@@ -166,6 +166,61 @@ final class ServiceTests {
             #expect(throws: CoordError.self) { try send("cartOffer", [("code", .string(code))]) }
         }
         #expect(try carts.summary(for: .guest).offerCode == "FIVEOFF")
+    }
+
+    @Test("shop rules on both sides of each boundary: 999 of a product, a promo's last day, percent and amount offers never below zero, the Luhn check")
+    func boundaries() throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        let today = formatter.string(from: Date()), yesterday = formatter.string(from: Date().addingTimeInterval(-86_400))
+        let host = try host(config: """
+            [cart]
+            offers = [
+                { code = "LASTDAY", percent = 10, expires = "\(today)" },
+                { code = "GONE", percent = 10, expires = "\(yesterday)" },
+                { code = "ALL", percent = 150, expires = "2099-12-31" },
+                { code = "BIG", amount = 100000, expires = "2099-12-31" },
+            ]
+            """)
+        let user = try registeredUser(host, "b@example.com")
+        let scene = host.app.makeScene(identifier: "t")
+        let coordinator = scene.coordinator(for: try #require(host.app.features.feature(named: "cart")))
+        func send(_ name: String, _ args: [(String, Value)] = []) throws {
+            _ = try coordinator.send(Message(MessageName(name), Arguments(args), from: scene))
+        }
+        func error(_ name: String, _ args: [(String, Value)] = []) -> String? {
+            (#expect(throws: CoordError.self) { try send(name, args) })?.message
+        }
+        let carts = try service(host, Services.carts)
+        let owner = CartOwner.user(user.id)
+        // 999 of one product is the most: 998 + 1 goes in, one more does not.
+        try send("cartAdd", [("productID", .int(1)), ("quantity", .int(998))])
+        try send("cartAdd", [("productID", .int(1)), ("quantity", .int(1))])
+        #expect(try carts.summary(for: owner).itemCount == 999)
+        #expect(error("cartAdd", [("productID", .int(1)), ("quantity", .int(1))]) == "cart add: at most 999 of product 1 per cart (the cart has 999)")
+        try send("cartSet", [("productID", .int(1)), ("quantity", .int(1))])  // 89.00
+        // A promo works through its last day (UTC) and not the day after.
+        try send("cartOffer", [("code", .string("LASTDAY"))])
+        #expect(try carts.summary(for: owner).total.minor == 8010)
+        #expect(error("cartOffer", [("code", .string("GONE"))]) == "cart offer: promo code 'GONE' expired on \(yesterday)")
+        // More than 100 % off, or a fixed amount above the subtotal: the total is zero, not less.
+        try send("cartOffer", [("code", .string("ALL"))])
+        #expect(try carts.summary(for: owner).total.minor == 0)
+        #expect(try carts.summary(for: owner).discount.minor == 8900)
+        try send("cartOffer", [("code", .string("BIG"))])
+        #expect(try carts.summary(for: owner).total.minor == 0)
+        // Luhn: a valid number other than the test cards is approved; one digit off is refused.
+        try send("cartOffer", [("code", .string("LASTDAY"))])
+        try send("cartCheckout")
+        let payments = try service(host, Services.payments)
+        let refused = #expect(throws: CoordError.self) { try payments.pay(cardNumber: "4111 1111 1111 1112", user: user) }
+        #expect(refused?.message == "payment pay: card number …1112 is not valid (Luhn check failed)")
+        let declined = #expect(throws: CoordError.self) { try payments.pay(cardNumber: "4000 0000 0000 0002", user: user) }
+        #expect(declined?.message.hasPrefix("payment pay: card ") == true && declined?.message.hasSuffix("was declined; nothing was charged") == true)
+        let order = try payments.pay(cardNumber: "4111 1111 1111 1111", user: user)
+        #expect(try payments.receipt(orderID: order, user: user).total.minor == 8010)
     }
 
     @Test("without the Account plugin a checkout waits and says why; loading it shows the login; logging in resumes it")

@@ -15,11 +15,17 @@ public final class TestHost {
     public let directory: String
     public let secrets = GivenSecret()
 
-    public init(plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil) throws {
+    /// `config` is TOML put over the built-in defaults (a file in the host's folder), as a
+    /// user's config file would be; nil for the shipped config.
+    public init(plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil, config text: String? = nil) throws {
         directory = try makeTemporaryDirectory("host")
         app = AppCoordinator()
         loader = PluginLoader(app: app)
-        let configFile = BuildProducts.packageRoot + "/config/coordsh.toml"
+        var configFile = BuildProducts.packageRoot + "/config/coordsh.toml"
+        if let text {
+            configFile = directory + "/coordsh.toml"
+            try text.write(toFile: configFile, atomically: true, encoding: .utf8)
+        }
         let config = try Config.load(from: configFile)
         data = SQLiteDataManager(path: databasePath ?? directory + "/shop.sqlite", busyTimeout: 0.2)
         HostServices.provide(

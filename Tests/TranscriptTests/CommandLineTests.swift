@@ -31,6 +31,13 @@ struct CommandLineTests {
             #expect(result.stderr == "coordsh: error: \(message)\n", "\(command)")
             #expect(!result.stdout.contains("not reached"), "\(command)")
         }
+        // A password with no terminal and no --password-env, or one naming an unset variable.
+        let noTerminal = try coordsh(["-c", "account create x@example.com"], home: home)
+        #expect(noTerminal.status == 1)
+        #expect(noTerminal.stderr == "coordsh: error: a password is needed: run coordsh at a terminal, or pass --password-env VAR naming a variable that holds it\n")
+        let unset = try coordsh(["--password-env", "COORDSH_UNSET_PW", "-c", "account create x@example.com"], home: home)
+        #expect(unset.status == 1)
+        #expect(unset.stderr == "coordsh: error: --password-env COORDSH_UNSET_PW: the environment variable COORDSH_UNSET_PW is not set or empty\n")
         let quit = try coordsh(["-c", "echo before", "-c", "quit", "-c", "echo after"], home: home)
         #expect(quit.status == 0)
         #expect(quit.stdout == "before\n", "nothing runs after quit")

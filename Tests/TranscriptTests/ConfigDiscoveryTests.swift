@@ -164,6 +164,34 @@ struct ConfigDiscoveryTests {
         #expect(result.stderr.components(separatedBy: "not on the allow-list: sha256 ").count == 5, "\(result.stderr)")
     }
 
+    /// A plugin's own section, or the catalog file it names, that does not fit: (config text,
+    /// a file to write beside it, the command, the error after `coordsh: error: `).
+    static let badPluginSettings: [(String, String?, String, String)] = [
+        ("[content]\ncatalog = \"c.json\"\n", #"{"currency": "EUR", "products": [{"id": 1, "category": "x", "price": 5}]}"#,
+         "content list", "catalog $HOME/c.json: products[0].name: missing"),
+        ("[content]\ncatalog = \"c.json\"\n", #"{"currency": "EUR", "products": [{"id": 1, "name": "n", "category": "x", "price": "5"}]}"#,
+         "content list", "catalog $HOME/c.json: products[0].price: expected Int, found a string"),
+        ("[content]\ncatalog = \"c.json\"\n", "not json", "content list", "catalog $HOME/c.json: The given data was not valid JSON."),
+        ("[content]\ncatalog = \"gone.json\"\n", nil, "content list",
+         "catalog $HOME/gone.json: no such file ([content] catalog in the config names it; remove the key for the built-in catalog)"),
+        ("[content]\ncatalog = 7\n", nil, "content list", "config [content] catalog: expected String, found number"),
+        ("[cart]\noffers = \"cheap\"\n", nil, "cart offer X", "config [cart] offers: expected Array<Any>, found a string"),
+        ("[cart]\noffers = [{ code = \"X\", percent = 5 }]\n", nil, "cart offer X", "config [cart] offers[0].expires: missing"),
+    ]
+
+    @Test("a plugin's section or catalog that does not fit: the command that needs it fails in one line naming the file or section and the key", arguments: badPluginSettings.indices)
+    func badPluginSetting(index: Int) throws {
+        let home = try Home()
+        defer { home.remove() }
+        let (text, file, command, message) = Self.badPluginSettings[index]
+        if let file { _ = try home.write("c.json", file) }
+        let config = try home.write("coordsh.toml", text)
+        let result = try run(BuildProducts.coordsh, ["--config", config, "-c", command, "-c", "help"], environment: home.environment)
+        #expect(result.status == 1)
+        #expect(result.stderr == "coordsh: error: \(message.replacingOccurrences(of: "$HOME", with: home.path))\n")
+        #expect(!result.stdout.contains("Commands:"), "the batch stopped at the failing command")
+    }
+
     @Test("a config that is not TOML, cannot be read, or is named but missing: one line naming it, exit 2")
     func badConfigs() throws {
         let home = try Home()

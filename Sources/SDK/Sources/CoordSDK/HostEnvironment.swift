@@ -30,18 +30,14 @@ public struct HostEnvironment: Sendable, Equatable {
     }
 
     /// Decodes the `[section]` of the config into `T`; nil when there is no such section.
-    /// A section that does not fit `T` is a one-line error naming the section.
+    /// A section that does not fit `T` is a one-line error naming the section and the key
+    /// (`config [cart] offers[0].expires: missing`).
     public func settings<T: Decodable>(_ section: String, as type: T.Type) throws -> T? {
         guard let json = settings[section] else { return nil }
         do {
             return try JSONDecoder().decode(T.self, from: Data(json.utf8))
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw CoordError.failed("config [\(section)]: missing '\(key.stringValue)'")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw CoordError.failed("config [\(section)] \(path): \(context.debugDescription)")
         } catch {
-            throw CoordError.failed("config [\(section)]: \(error)")
+            throw CoordError.failed("config [\(section)] \(DecodingProblem.describe(error))")
         }
     }
 
