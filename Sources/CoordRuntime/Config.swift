@@ -94,17 +94,15 @@ public struct Config: Sendable, Equatable {
                     let place = line(of: key, in: text).map { "\(path):\($0)" } ?? path
                     throw ConfigError("config \(place): \(key) must be a table ([\(key)])")
                 }
-                let target: TOMLTable
-                if let existing = table[key]?.table {
-                    target = existing
-                } else {
-                    target = TOMLTable()
-                    table[key] = target
+                for inner in section.keys { fromFile.insert("\(key).\(inner)") }
+                // A table the defaults have is a view into them: its keys are set one by one.
+                // A new table is inserted whole (inserting copies it, so filling it afterwards
+                // would be lost).
+                guard let existing = table[key]?.table else {
+                    table[key] = section
+                    continue
                 }
-                for inner in section.keys {
-                    target[inner] = section[inner]
-                    fromFile.insert("\(key).\(inner)")
-                }
+                for inner in section.keys { existing[inner] = section[inner] }
             }
         }
         let where_ = { (key: String) -> String in

@@ -51,6 +51,10 @@ struct ConfigDiscoveryTests {
         let file = try home.write(".config/coordsh/coordsh.toml", """
             [cart]
             offers = [{ code = "ONLYMINE", percent = 50, expires = "2099-12-31" }]
+            [weather]
+            unit = "C"
+            [shell]
+            history = "~/my-history"
             """)
         let result = try run(
             BuildProducts.coordsh, ["--keep-going", "--json"] + Self.shop + ["-c", "cart offer ONLYMINE", "-c", "config"],
@@ -72,7 +76,9 @@ struct ConfigDiscoveryTests {
                 (value["key"] as? String).map { ($0, value["source"] as? String ?? "") }
             })
         #expect(sources["cart.offers"] == file)
-        #expect(sources["shell.home"] == "built-in")
+        #expect(sources["weather.unit"] == file, "a table the defaults do not have is kept")
+        #expect(sources["shell.history"] == file)
+        #expect(sources["shell.home"] == "built-in", "the other key of a table the file sets keeps its default")
         #expect(sources["plugins.dirs"] == "built-in")
         #expect(result.status == 1)
     }
@@ -209,6 +215,12 @@ struct ConfigDiscoveryTests {
         #expect(unreadable.status == 2)
         #expect(unreadable.stderr.hasPrefix("coordsh: error: cannot read config \(broken): "))
         #expect(unreadable.stderr.filter { $0 == "\n" }.count == 1)
+        try FileManager.default.removeItem(atPath: broken)
+
+        try Data([0x5B, 0x63, 0x61, 0x72, 0x74, 0x5D, 0x0A, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: broken))
+        let binary = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
+        #expect(binary.status == 2)
+        #expect(binary.stderr == "coordsh: error: cannot read config \(broken): not UTF-8 text\n")
         try FileManager.default.removeItem(atPath: broken)
 
         let missing = home.path + "/typo.toml"

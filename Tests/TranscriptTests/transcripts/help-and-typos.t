@@ -35,4 +35,18 @@ $ content list --category shoe
 coordsh: error: content list: no category 'shoe' (did you mean 'shoes'?); 'open content/catalog' lists them
 $ echo done # a trailing comment is ignored
 done
+$ help quit
+quit  — leave the shell
+$ help crat
+coordsh: error: unknown feature 'crat' (did you mean 'cart'?); 'plugins' lists the loaded ones
+$ help cart add now
+coordsh: error: usage: help [PREFIX [VERB] | ROUTE]
+$ help carts/cart
+coordsh: error: unknown feature 'carts' (did you mean 'cart'?); 'plugins' lists the loaded ones
+$ help cart/chekout
+coordsh: error: unknown page 'cart/chekout' (did you mean 'cart/checkout'?); 'pages' lists every route
+$ where now
+coordsh: error: where takes no arguments, got 'now'
+$ trace help
+coordsh: error: trace takes a feature command or open, e.g. 'trace cart add 7'
 [exit 2]

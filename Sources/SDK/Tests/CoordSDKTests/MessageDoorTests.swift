@@ -93,5 +93,26 @@ struct MessageDoorTests {
             try message.string("note")
         }
         #expect(try message.string("id") == "7")
+        let flags = Message(ShopCoordinator.buy, Arguments([("gift", .bool(true)), ("then", .route(RouteRequest(feature: "shop", page: "home")))]))
+        #expect(try flags.bool("gift"))
+        #expect(try flags.route("then") == RouteRequest(feature: "shop", page: "home"))
+        #expect(throws: CoordError.malformedMessage("shopBuy", reason: "gift must be a route", expected: "shopBuy gift:route")) {
+            try flags.route("gift")
+        }
+        #expect(throws: CoordError.malformedMessage("shopBuy", reason: "missing wrap", expected: "shopBuy wrap:bool")) {
+            try flags.bool("wrap")
+        }
+        #expect(flags.arguments == Arguments([("gift", .bool(true)), ("then", .route(RouteRequest(feature: "shop", page: "home")))]))
+        #expect(flags.arguments != Arguments([("gift", .bool(false)), ("then", .route(RouteRequest(feature: "shop", page: "home")))]))
+        #expect(flags.arguments != Arguments([("gift", .bool(true))]))
+        #expect(Arguments().isEmpty && !flags.arguments.isEmpty)
+        #expect(flags.arguments.bool("gift") == true && flags.arguments.bool("then") == nil)
+    }
+
+    @Test("a bool is typed as true/false, yes/no, 1/0 or on/off, in any case; anything else is refused")
+    func boolWords() {
+        for word in ["true", "YES", "1", "On"] { #expect(ValueType.bool.parse(word) == .bool(true), "\(word)") }
+        for word in ["false", "no", "0", "OFF"] { #expect(ValueType.bool.parse(word) == .bool(false), "\(word)") }
+        for word in ["", "maybe", "2", "truee"] { #expect(ValueType.bool.parse(word) == nil, "\(word)") }
     }
 }
