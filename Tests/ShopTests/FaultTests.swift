@@ -33,6 +33,28 @@ struct FaultTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == junk)
     }
 
+    @Test("a database whose pages are damaged: every command that needs it is one line naming the file, the rest go on, nothing is written")
+    func corruptPages() throws {
+        let home = try makeTemporaryDirectory("corrupt")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let db = home + "/shop.sqlite"
+        #expect(try coordsh(home, ["--db", db, "-c", "cart add 1"]).status == 0)
+        // Everything into the main file (no WAL left), then every page after the first damaged.
+        let checkpoint = try run("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')", db])
+        #expect(checkpoint.status == 0, "\(checkpoint.stderr)")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: db))
+        #expect(bytes.count > 8192)
+        bytes.replaceSubrange(4096..<bytes.count, with: Data(repeating: 0x5A, count: bytes.count - 4096))
+        try bytes.write(to: URL(fileURLWithPath: db))
+        let result = try coordsh(home, ["--db", db, "--keep-going", "-c", "content list", "-c", "cart add 2", "-c", "help cart", "-c", "echo alive"])
+        #expect(result.status == 1)
+        let line = "coordsh: error: database \(db) is corrupt (database disk image is malformed); restore it from a backup or pass --db PATH"
+        #expect(result.stderr == line + "\n" + line + "\n", "\(result.stderr)")
+        #expect(result.stdout.contains("\n  cart add [PRODUCTID] [QUANTITY]"), "help needs no database")
+        #expect(result.stdout.hasSuffix("alive\n"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes, "the damaged file is left as it was, for recovery")
+    }
+
     @Test("a database another process holds locked: one-line error after the busy timeout, nothing lost")
     func locked() throws {
         let home = try makeTemporaryDirectory("locked")
