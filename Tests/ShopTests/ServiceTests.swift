@@ -221,6 +221,9 @@ final class ServiceTests {
         #expect(declined?.message.hasPrefix("payment pay: card ") == true && declined?.message.hasSuffix("was declined; nothing was charged") == true)
         let order = try payments.pay(cardNumber: "4111 1111 1111 1111", user: user)
         #expect(try payments.receipt(orderID: order, user: user).total.minor == 8010)
+        // The card is charged the total after the offer, not the subtotal.
+        #expect(try count(host, "SELECT amount FROM payments") == 8010)
+        #expect(try count(host, "SELECT subtotal FROM orders") == 8900)
     }
 
     @Test("without the Account plugin a checkout waits and says why; loading it shows the login; logging in resumes it")

@@ -74,19 +74,23 @@ struct ChainTests {
         let (coordinators, view) = try chain(depth: 2, in: scene)
         let levels: [Responder] = [view, coordinators[1], coordinators[0]]
         let target = levels[level]
-        target.handle(Self.ping, needs: [Self.clock.key]) { [unowned target] _ in
-            recorder.log.append("\(target.identifier) saw \(target.dependencies?[Self.clock] ?? "nil")")
+        target.handle(Self.ping, needs: [Self.clock.key]) { [unowned target] message in
+            let n = message.arguments.int("n") ?? 0
+            recorder.log.append("\(target.identifier) saw \(target.dependencies?[Self.clock] ?? "nil") \(n)")
             return .handled
         }
         var events: [DispatchEvent] = []
         app.eventSink = { events.append($0) }
-        #expect(try view.send(Message(Self.ping, from: view)) == .queued)
-        #expect(target.queuedMessages.map(\.waitingFor) == [["clock"]])
+        for n in 1...3 {
+            #expect(try view.send(Message(Self.ping, Arguments([("n", .int(n))]), from: view)) == .queued)
+        }
+        #expect(target.queuedMessages.map(\.waitingFor) == [["clock"], ["clock"], ["clock"]])
         #expect(recorder.log.isEmpty)
         app.provide(Self.clock, "tick")
-        #expect(recorder.log == ["\(target.identifier) saw tick"])
+        // Replayed in the order they were sent.
+        #expect(recorder.log == (1...3).map { "\(target.identifier) saw tick \($0)" })
         #expect(target.queuedMessages.isEmpty)
-        #expect(events.map(\.isFailure) == [false, false])
+        #expect(events.map(\.isFailure) == [false, false, false, false, false, false])
     }
 
     @Test("queues are bounded: overflow is refused to the sender")
