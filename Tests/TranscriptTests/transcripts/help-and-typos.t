@@ -35,6 +35,8 @@ $ content list --category shoe
 coordsh: error: content list: no category 'shoe' (did you mean 'shoes'?); 'open content/catalog' lists them
 $ echo done # a trailing comment is ignored
 done
+$ echo issue#42 'in # quotes' "#too" #gone
+issue#42 in # quotes #too
 $ help quit
 quit  — leave the shell
 $ help crat
