@@ -317,7 +317,11 @@ public struct Config: Sendable, Equatable {
     /// it (from /proc/self/maps; symbolic links resolved): the build folder in a build tree,
     /// `PREFIX/lib/coordsh` once installed. The bundled plugins are installed beside it.
     /// Falls back to the executable's folder.
-    public static func sdkDirectory() -> String {
+    public static func sdkDirectory() -> String { mappedSDKDirectory }
+
+    /// Found once: where the loader mapped the library does not change while the process runs,
+    /// and every expansion of a plugin folder would otherwise read the whole map again.
+    private static let mappedSDKDirectory: String = {
         // Read with read(2) to the end: Foundation's file reading trusts st_size, which is 0
         // for /proc files, and then returns only part of the map now and then.
         let maps = (try? readWhole("/proc/self/maps")).map { String(decoding: $0, as: UTF8.self) } ?? ""
@@ -326,7 +330,7 @@ public struct Config: Sendable, Equatable {
             return (String(line[slash...]) as NSString).deletingLastPathComponent
         }
         return executableDirectory()
-    }
+    }()
 }
 
 public struct ConfigError: Error, CustomStringConvertible {
