@@ -37,20 +37,41 @@ public final class AppCoordinator: Coordinator {
     /// The scenes, in creation order.
     public var scenes: [SceneCoordinator] { children.compactMap { $0 as? SceneCoordinator } }
 
-    /// Opens a new scene (an interactive session) with the current dependencies.
+    /// Opens a new scene (an interactive session) with the current dependencies. Identifiers
+    /// are unique among open scenes: opening one whose identifier is taken closes the old one.
     public func makeScene(identifier: String) -> SceneCoordinator {
+        if let existing = scenes.first(where: { $0.identifier == identifier }) { closeScene(existing) }
         let scene = SceneCoordinator(identifier: identifier, registry: features)
         startChild(scene)
         return scene
     }
 
-    private func sceneOf(_ message: Message) -> SceneCoordinator? {
-        var level: Responder? = message.sender
-        while let current = level {
-            if let scene = current as? SceneCoordinator { return scene }
-            level = current.parent
+    /// Closes a scene whose session ended: every coordinator in it hears `sceneWillClose`
+    /// (deepest first), then the scene is stopped. Its queued messages are reported as
+    /// dropped, to the scene's sink while it still has one; the other scenes are untouched.
+    public func closeScene(_ scene: SceneCoordinator) {
+        guard scene.parent === self else { return }
+        var coordinators: [Coordinator] = []
+        scene.walk { coordinator, _ in coordinators.append(coordinator) }
+        for coordinator in coordinators.reversed() { coordinator.sceneWillClose() }
+        // Said here rather than by each stop, so the report names why: the session ended.
+        for coordinator in coordinators.reversed() {
+            for view in coordinator.viewStack { view.dropQueuedMessages(reason: "scene \(scene.identifier) closed") }
+            coordinator.dropQueuedMessages(reason: "scene \(scene.identifier) closed")
         }
-        return scenes.first
+        stopChild(scene)
+    }
+
+    /// The scene a message belongs to: the one its sender is in, else the only open scene.
+    private func sceneOf(_ message: Message) -> SceneCoordinator? {
+        message.sender?.scene ?? onlyScene
+    }
+
+    /// With one scene open there is no doubt which one a sender outside every scene means;
+    /// with several, guessing would run a feature in somebody else's session.
+    private var onlyScene: SceneCoordinator? {
+        let open = scenes
+        return open.count == 1 ? open[0] : nil
     }
 
     // MARK: Features
@@ -111,8 +132,11 @@ public final class AppCoordinator: Coordinator {
             trace?.record(self, .unhandled)
             throw CoordError.unknownMessage(message.name.string, suggestion: suggestion(for: message.name))
         }
-        guard let scene = scene ?? scenes.first else {
-            throw CoordError.failed("\(message.name): no scene is open to run feature '\(feature.name)'")
+        guard let scene = scene ?? onlyScene else {
+            let open = scenes.count
+            throw CoordError.failed(open == 0
+                ? "\(message.name): no scene is open to run feature '\(feature.name)'"
+                : "\(message.name): sent from outside every scene while \(open) are open; send it from a page or coordinator of the scene it is for")
         }
         guard scene.parent === self else {
             throw CoordError.failed("\(message.name): scene \(scene.identifier) closed while the message was on its way")
@@ -165,6 +189,23 @@ extension Coordinator {
 }
 
 extension Responder {
+    /// Fills (or, with nil, empties) a slot of the scene this level belongs to: what a login
+    /// does with the user. Only that scene and what is under it see the change, and messages
+    /// waiting for it there replay; other scenes keep their own value.
+    public func provideInScene<Service>(_ key: ServiceKey<Service>, _ service: Service?) throws(CoordError) {
+        var level: Responder? = self
+        var feature: Responder = self
+        while let current = level {
+            if let scene = current as? SceneCoordinator {
+                scene.provide(key, service, provider: feature.identifier)
+                return
+            }
+            feature = current
+            level = current.parent
+        }
+        throw .failed("\(chainDescription) is in no scene, so it cannot set the scene's '\(key.key.name)'")
+    }
+
     /// Asks the app to rebuild `AppDependency` from its providers and push it down the tree.
     ///
     /// A feature calls this after something it provides changed (Account after a login): the

@@ -47,7 +47,7 @@ open class Coordinator: Responder {
         if let existing = self.child(identifier: child.identifier), existing !== child { stopChild(existing) }
         if !children.contains(where: { $0 === child }) { children.append(child) }
         child.parent = self
-        child.dependencies = dependencies
+        child.inherit(dependencies)
         if !child.isStarted { child.start() }
     }
 
@@ -83,20 +83,16 @@ open class Coordinator: Responder {
     /// back to it). Override to refresh.
     open func activate() {}
 
+    /// Called on every coordinator of a scene, deepest first, just before the app closes that
+    /// scene (its terminal or client went away) and stops them. `stop` alone cannot tell a
+    /// closing scene from a flow that merely finished; override this to discard what belonged
+    /// to the scene only (the Cart feature deletes a client's guest cart here).
+    open func sceneWillClose() {}
+
     /// Makes this coordinator's top page the one the scene shows, taking over from whichever
     /// coordinator showed its page before.
     public func takeover() {
         scene?.makeActive(self)
-    }
-
-    /// The scene this coordinator belongs to, if any.
-    public var scene: SceneCoordinator? {
-        var level: Responder? = self
-        while let current = level {
-            if let scene = current as? SceneCoordinator { return scene }
-            level = current.parent
-        }
-        return nil
     }
 
     // MARK: Dependencies
@@ -109,8 +105,8 @@ open class Coordinator: Responder {
     /// Pushes this coordinator's dependencies to every child coordinator and page view (which
     /// push them further down), as the seeds' method of the same name does.
     public func updateChildCoordinatorDependencies() {
-        for view in viewStack { view.dependencies = dependencies }
-        for child in children { child.dependencies = dependencies }
+        for view in viewStack { view.inherit(dependencies) }
+        for child in children { child.inherit(dependencies) }
     }
 
     // MARK: Navigation
@@ -160,7 +156,7 @@ open class Coordinator: Responder {
 
     private func attach(_ view: PageView) {
         view.parent = self
-        view.dependencies = dependencies
+        view.inherit(dependencies)
     }
 
     private func detach(_ view: PageView) {

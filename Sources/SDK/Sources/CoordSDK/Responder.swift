@@ -29,6 +29,12 @@ open class Responder: NeedsDependency {
         self.identifier = identifier
     }
 
+    /// Takes the value its parent hands down. A plain level adopts it; a scene lays its own
+    /// scene-level services over it first, which is how a login stays in one scene.
+    func inherit(_ value: AppDependency?) {
+        dependencies = value
+    }
+
     isolated deinit {
         // Cached dispatch paths hold levels unowned(unsafe); make sure none survives this one,
         // and that a send running this level's handler keeps the handler until it returns.
@@ -259,6 +265,16 @@ open class Responder: NeedsDependency {
             level = current.parent
         }
         return names
+    }
+
+    /// The scene this level belongs to (itself, for a scene), or nil outside every scene.
+    public var scene: SceneCoordinator? {
+        var level: Responder? = self
+        while let current = level {
+            if let scene = current as? SceneCoordinator { return scene }
+            level = current.parent
+        }
+        return nil
     }
 
     /// The chain from this level to the top, for `where`.

@@ -1,8 +1,14 @@
-/// One interactive session — the terminal is one scene. It owns the feature coordinators of
-/// that session and knows which one the user is looking at.
+/// One interactive session — the terminal is one scene, each client of `coordsh serve` another.
+/// It owns the feature coordinators of that session and knows which one the user is looking at.
 ///
 /// Features are started lazily, the first time one of their pages or messages is wanted in this
 /// scene, and reused after that (the seeds' `showCart`).
+///
+/// A scene also holds scene-level services, laid over the app's: what belongs to one session
+/// and not to the app (who is logged in, whose guest cart it is, how to ask this session's
+/// person for a password). Everything below the scene sees `AppDependency` as the app's
+/// services plus the scene's, so a login in one scene reaches that scene only, while a plugin
+/// loaded into the app reaches every scene.
 @MainActor
 public final class SceneCoordinator: Coordinator {
     /// The coordinator whose top page the user sees.
@@ -12,12 +18,61 @@ public final class SceneCoordinator: Coordinator {
     private var byFeature: [Coordinator?] = []
     private let registry: FeatureRegistry
 
+    /// The app's services as the app last handed them down, before this scene's are laid over.
+    private var appServices: AppDependency?
+    /// This scene's own services, in the order they were first provided.
+    private var sceneServices: [(key: DependencyKey, service: Any, provider: String)] = []
+
+    /// Receives the events reported from inside this scene (queued, replayed and dropped
+    /// messages, notes), so that each session hears about its own. Nil lets them go on up to
+    /// the app's sink.
+    public var eventSink: ((DispatchEvent) -> Void)?
+
     init(identifier: String, registry: FeatureRegistry) {
         self.registry = registry
         super.init(identifier: identifier)
     }
 
     public override var chainDescription: String { "scene \(identifier)" }
+
+    // MARK: Scene-level services
+
+    override func inherit(_ value: AppDependency?) {
+        appServices = value
+        dependencies = layered()
+    }
+
+    /// Fills (or, with nil, empties) a slot for this scene only, then hands the new value to
+    /// everything in the scene, which replays what waited for it here. `provider` is shown by
+    /// `deps` (`account`, `host`).
+    public func provide<Service>(_ key: ServiceKey<Service>, _ service: Service?, provider: String) {
+        sceneServices.removeAll { $0.key == key.key }
+        if let service { sceneServices.append((key.key, service, provider)) }
+        dependencies = layered()
+    }
+
+    /// The scene-level service in `key`'s slot (not the app's).
+    public func sceneService<Service>(_ key: ServiceKey<Service>) -> Service? {
+        sceneServices.first { $0.key == key.key }?.service as? Service
+    }
+
+    /// The slots this scene fills itself, by name.
+    public var sceneServiceNames: [String] { sceneServices.map(\.key.name).sorted() }
+
+    private func layered() -> AppDependency? {
+        guard !sceneServices.isEmpty else { return appServices }
+        var value = appServices ?? AppDependency()
+        for entry in sceneServices {
+            value.set(entry.key, entry.service, provider: "\(entry.provider), scene \(identifier)")
+        }
+        return value
+    }
+
+    public override func receive(_ event: DispatchEvent) -> Bool {
+        guard let eventSink else { return false }
+        eventSink(event)
+        return true
+    }
 
     /// The page view the user is on; messages typed at the prompt start here.
     public var currentView: PageView? { activeCoordinator?.top }
