@@ -2,9 +2,9 @@ import CoordSDK
 
 /// Runs the account flow: create, confirm, log in and out, the profile and the outbox.
 ///
-/// Logging in or out changes what this feature provides (`Services.user`), so it asks the app
-/// to rebuild `AppDependency`: every coordinator gets the new value, and messages that were
-/// waiting for a user (a checkout) replay by themselves.
+/// Logging in or out changes the scene's `Services.user` (`provideInScene`): every coordinator
+/// of this scene gets the new value, and messages that were waiting there for a user (a
+/// checkout) replay by themselves. Other scenes (other clients of a server) keep their own.
 final class AccountCoordinator: Coordinator {
     static let create = MessageName("accountCreate")
     static let confirm = MessageName("accountConfirm")
@@ -39,15 +39,13 @@ final class AccountCoordinator: Coordinator {
             let user = try accounts.logIn(email: email, password: password)
             report(.note("logged in as \(user.email)"))
             try show(AccountPage.profile)
-            requestDependencyRebuild()
+            try provideInScene(Services.user, user)
             return .handled
         }
         handle(Self.logout) { [unowned self] _ in
-            let accounts = try require(Services.accounts, for: "account logout")
-            guard let user = accounts.currentUser else { throw CoordError.failed("account logout: nobody is logged in") }
-            accounts.logOut()
+            guard let user = dependencies?[Services.user] else { throw CoordError.failed("account logout: nobody is logged in") }
+            try provideInScene(Services.user, nil)
             report(.note("logged out \(user.email)"))
-            requestDependencyRebuild()
             try show(AccountPage.login)
             return .handled
         }

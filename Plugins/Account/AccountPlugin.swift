@@ -1,7 +1,7 @@
 import CoordSDK
 
-/// Registers the account feature. It provides the accounts service and, while someone is
-/// logged in, the current user.
+/// Registers the account feature. It provides the accounts service to the app, and the current
+/// user to the scene where someone logged in.
 final class AccountPlugin: CoordPlugin {
     @MainActor func register(with registrar: any PluginRegistrar) throws {
         let service = AccountService()
@@ -23,7 +23,6 @@ final class AccountPlugin: CoordPlugin {
                     service.attach(dependencies)
                     return service
                 },
-                ServiceProvision(Services.user) { _ in service.currentUser },
             ],
             coordinator: { AccountCoordinator() }))
     }

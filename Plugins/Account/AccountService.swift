@@ -1,11 +1,10 @@
 import CoordSDK
 import Foundation
 
-/// Accounts on the app's SQLite store and the session's current user: the Account feature's
-/// `AccountManaging`.
+/// Accounts on the app's SQLite store: the Account feature's `AccountManaging`.
 ///
-/// The current user lives in this process only (logging in one shell does not log in
-/// another); accounts and the outbox persist.
+/// Accounts and the outbox persist; who is logged in is not kept here but in each scene
+/// (`Services.user`), so one service serves every client of a server.
 @MainActor
 final class AccountService: AccountManaging {
     static let migrations = [
@@ -38,7 +37,6 @@ final class AccountService: AccountManaging {
 
     private lazy var store = FeatureStore(feature: "account", migrations: Self.migrations)
     private var dependencies: AppDependency { store.dependencies }
-    private(set) var currentUser: UserAccount?
 
     /// Called on every dependency rebuild (see `FeatureStore.attach`).
     func attach(_ dependencies: AppDependency) {
@@ -120,13 +118,7 @@ final class AccountService: AccountManaging {
         guard !row["confirmed_at"].isNull else {
             throw CoordError.failed("account login: \(row.string("email")) is not confirmed yet; find the code with 'account outbox', then 'account confirm CODE'")
         }
-        let user = UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true)
-        currentUser = user
-        return user
-    }
-
-    func logOut() {
-        currentUser = nil
+        return UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true)
     }
 
     func outbox() throws -> [OutboxMessage] {

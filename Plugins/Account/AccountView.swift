@@ -22,7 +22,7 @@ final class AccountView: PageView {
         case .outbox:
             return Rendering(title: "Outbox (\(lines.count / 2))", lines: lines.isEmpty ? ["(empty)"] : lines, fields: ["messages": String(lines.count / 2)])
         case .profile, nil:
-            guard let user = dependencies?[Services.accounts]?.currentUser else {
+            guard let user = dependencies?[Services.user] else {
                 return Rendering(title: "Not logged in", lines: ["account login EMAIL — log in"], fields: ["user": ""])
             }
             return Rendering(title: "Logged in as \(user.email)", lines: ["account logout — log out"], fields: ["user": user.email])

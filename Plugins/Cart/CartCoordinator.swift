@@ -19,27 +19,27 @@ final class CartCoordinator: Coordinator {
         super.init(identifier: CartPage.feature)
         handle(Self.add) { [unowned self] message in
             let id = try message.arguments.int("productID") ?? productShown(by: message)
-            try carts("cart add").add(id, quantity: message.arguments.int("quantity") ?? 1, for: owner)
+            try carts("cart add").add(id, quantity: message.arguments.int("quantity") ?? 1, for: owner, mergingGuest: guest)
             try show(CartPage.cart)
             return .handled
         }
         handle(Self.remove) { [unowned self] message in
-            try carts("cart remove").remove(try message.int("productID"), for: owner)
+            try carts("cart remove").remove(try message.int("productID"), for: owner, mergingGuest: guest)
             try show(CartPage.cart)
             return .handled
         }
         handle(Self.set) { [unowned self] message in
-            try carts("cart set").set(try message.int("productID"), quantity: try message.int("quantity"), for: owner)
+            try carts("cart set").set(try message.int("productID"), quantity: try message.int("quantity"), for: owner, mergingGuest: guest)
             try show(CartPage.cart)
             return .handled
         }
         handle(Self.showCart) { [unowned self] _ in
-            _ = try carts("cart show").summary(for: owner)  // fails the command if it cannot be read
+            _ = try carts("cart show").summary(for: owner, mergingGuest: guest)  // fails the command if it cannot be read
             try show(CartPage.cart)
             return .handled
         }
         handle(Self.offer) { [unowned self] message in
-            let offer = try carts("cart offer").apply(offer: try message.string("code"), for: owner)
+            let offer = try carts("cart offer").apply(offer: try message.string("code"), for: owner, mergingGuest: guest)
             report(.note("promo code \(offer.code) applied: \(offer.summary)"))
             try show(CartPage.cart)
             return .handled
@@ -53,7 +53,7 @@ final class CartCoordinator: Coordinator {
                 throw CoordError.failed("cart checkout: nobody is logged in; 'account login EMAIL' first")
             }
             let carts = try carts("cart checkout")
-            guard try !carts.summary(for: .user(user.id)).isEmpty else {
+            guard try !carts.summary(for: .user(user.id), mergingGuest: guest).isEmpty else {
                 throw CoordError.failed("cart checkout: the cart is empty; 'cart add PRODUCT_ID' first")
             }
             let checkout = try carts.beginCheckout(for: user.id)
@@ -62,9 +62,29 @@ final class CartCoordinator: Coordinator {
         }
     }
 
-    /// Whose cart the commands act on: the logged-in user's, else the guest's.
-    var owner: CartOwner {
-        dependencies?[Services.user].map { .user($0.id) } ?? .guest
+    /// Whose cart the commands act on: the logged-in user's, else the scene's guest cart.
+    var owner: CartOwner { CartCoordinator.owner(dependencies) }
+    /// The scene's guest cart, merged into the user's the first time it is touched after a login.
+    var guest: CartOwner { CartCoordinator.guest(dependencies) }
+
+    static func owner(_ dependencies: AppDependency?) -> CartOwner {
+        dependencies?[Services.user].map { .user($0.id) } ?? guest(dependencies)
+    }
+
+    static func guest(_ dependencies: AppDependency?) -> CartOwner {
+        dependencies?[Services.guestCart]?.owner ?? .sharedGuest
+    }
+
+    /// A client's guest cart is its scene's alone: when the scene closes, it goes too.
+    override func sceneWillClose() {
+        guard let guestCart = dependencies?[Services.guestCart], guestCart.endsWithScene,
+            let carts = try? carts("cart")
+        else { return }
+        do {
+            try carts.discard(guestCart.owner)
+        } catch {
+            report(.note("cart: could not discard the guest cart \(guestCart.owner): \(error)"))
+        }
     }
 
     private func carts(_ context: String) throws -> CartService {
@@ -77,7 +97,7 @@ final class CartCoordinator: Coordinator {
     /// Called when a checkout has to wait for a user: refuse an empty cart at once, otherwise
     /// show the login page, or explain that there is nobody to log in with yet.
     private func checkoutWaits(_ message: Message, _ missing: [DependencyKey]) throws -> String? {
-        guard try !carts("cart checkout").summary(for: .guest).isEmpty else {
+        guard try !carts("cart checkout").summary(for: guest, mergingGuest: nil).isEmpty else {
             throw CoordError.failed("cart checkout: the cart is empty; 'cart add PRODUCT_ID' first")
         }
         if missing.contains(Services.accounts.key) {

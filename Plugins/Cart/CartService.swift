@@ -3,9 +3,10 @@ import Foundation
 
 /// Carts on the app's SQLite store: the Cart feature's `CartManaging`.
 ///
-/// A cart belongs to a user or to the guest (nobody logged in). The first time a user's cart
-/// is touched while the guest cart has lines, those lines move into the user's cart in the
-/// same transaction: the guest cart is merged at login. Prices come from the catalog service
+/// A cart belongs to a user or to a guest (nobody logged in; each scene has its own guest cart,
+/// see `GuestCart`). The first time a user's cart is touched in a scene whose guest cart has
+/// lines, those lines move into the user's cart in the same transaction: the guest cart is
+/// merged at login. Prices come from the catalog service
 /// whenever a cart is shown or paid, so a cart never holds a stale price.
 @MainActor
 final class CartService: CartManaging {
@@ -107,14 +108,14 @@ final class CartService: CartManaging {
 
     // MARK: Changing a cart
 
-    func add(_ productID: Int, quantity: Int, for owner: CartOwner) throws {
+    func add(_ productID: Int, quantity: Int, for owner: CartOwner, mergingGuest guest: CartOwner?) throws {
         try Self.check(quantity: quantity, context: "cart add")
         let content = try content("cart add")
         try store.data().write { db in
             guard try content.product(id: productID, in: db) != nil else {
                 throw CoordError.failed("cart add: there is no product \(productID); 'content list' shows the catalog")
             }
-            try prepare(owner, db)
+            try prepare(owner, merging: guest, db)
             let current = try db.int("SELECT quantity FROM cart_lines WHERE owner = ? AND product_id = ?", [SQLValue(owner.description), SQLValue(productID)]) ?? 0
             guard current + quantity <= Self.maximumQuantity else {
                 throw CoordError.failed("cart add: at most \(Self.maximumQuantity) of product \(productID) per cart (the cart has \(current))")
@@ -123,10 +124,10 @@ final class CartService: CartManaging {
         }
     }
 
-    func set(_ productID: Int, quantity: Int, for owner: CartOwner) throws {
+    func set(_ productID: Int, quantity: Int, for owner: CartOwner, mergingGuest guest: CartOwner?) throws {
         try Self.check(quantity: quantity, context: "cart set")
         try store.data().write { db in
-            try prepare(owner, db)
+            try prepare(owner, merging: guest, db)
             guard try db.int("SELECT quantity FROM cart_lines WHERE owner = ? AND product_id = ?", [SQLValue(owner.description), SQLValue(productID)]) != nil else {
                 throw CoordError.failed("cart set: product \(productID) is not in the cart; use 'cart add \(productID) \(quantity)'")
             }
@@ -134,18 +135,18 @@ final class CartService: CartManaging {
         }
     }
 
-    func remove(_ productID: Int, for owner: CartOwner) throws {
+    func remove(_ productID: Int, for owner: CartOwner, mergingGuest guest: CartOwner?) throws {
         try store.data().write { db in
-            try prepare(owner, db)
+            try prepare(owner, merging: guest, db)
             try db.execute("DELETE FROM cart_lines WHERE owner = ? AND product_id = ?", [SQLValue(owner.description), SQLValue(productID)])
             guard db.changes == 1 else { throw CoordError.failed("cart remove: product \(productID) is not in the cart") }
         }
     }
 
-    func apply(offer code: String, for owner: CartOwner) throws -> Offer {
+    func apply(offer code: String, for owner: CartOwner, mergingGuest guest: CartOwner?) throws -> Offer {
         let offer = try offer(code)
         try store.data().write { db in
-            try prepare(owner, db)
+            try prepare(owner, merging: guest, db)
             try db.execute("UPDATE carts SET offer_code = ?, updated_at = datetime('now') WHERE owner = ?", [SQLValue(offer.code), SQLValue(owner.description)])
         }
         return offer
@@ -167,11 +168,12 @@ final class CartService: CartManaging {
         try db.execute("UPDATE carts SET updated_at = datetime('now') WHERE owner = ?", [SQLValue(owner.description)])
     }
 
-    /// Makes sure the owner's cart row exists and, for a user, takes over the guest's lines.
-    private func prepare(_ owner: CartOwner, _ db: any SQLDatabase) throws {
+    /// Makes sure the owner's cart row exists and, for a user, takes over the lines of the
+    /// scene's guest cart.
+    private func prepare(_ owner: CartOwner, merging guestOwner: CartOwner?, _ db: any SQLDatabase) throws {
         try db.execute("INSERT OR IGNORE INTO carts (owner) VALUES (?)", [SQLValue(owner.description)])
-        guard case .user = owner else { return }
-        let guest = CartOwner.guest.description
+        guard case .user = owner, let guestOwner, guestOwner.isGuest else { return }
+        let guest = guestOwner.description
         let lines = try db.rows("SELECT product_id, quantity FROM cart_lines WHERE owner = ? ORDER BY position", [SQLValue(guest)])
         guard !lines.isEmpty else { return }
         for line in lines {
@@ -187,20 +189,33 @@ final class CartService: CartManaging {
 
     // MARK: Reading a cart
 
-    func summary(for owner: CartOwner) throws -> CartSummary {
+    func summary(for owner: CartOwner, mergingGuest guest: CartOwner?) throws -> CartSummary {
         let data = try store.data()
-        // Looking at a user's cart while the guest cart has lines is when they are merged (a
-        // write); otherwise a read, so a read-only database can still be looked at.
-        if case .user = owner, try data.read({ try $0.int("SELECT count(*) FROM cart_lines WHERE owner = 'guest'") ?? 0 }) > 0 {
-            return try data.write { try summary(for: owner, in: $0) }
+        // Looking at a user's cart while the scene's guest cart has lines is when they are
+        // merged (a write); otherwise a read, so a read-only database can still be looked at.
+        if case .user = owner, let guest, guest.isGuest,
+            try data.read({ try $0.int("SELECT count(*) FROM cart_lines WHERE owner = ?", [SQLValue(guest.description)]) ?? 0 }) > 0 {
+            return try data.write { db in
+                try prepare(owner, merging: guest, db)
+                return try price(owner, db)
+            }
         }
         return try data.read { try price(owner, $0) }
     }
 
     func summary(for owner: CartOwner, in db: any SQLDatabase) throws -> CartSummary {
         try store.requireReady()
-        try prepare(owner, db)
+        try prepare(owner, merging: nil, db)
         return try price(owner, db)
+    }
+
+    /// Deletes a guest cart that belonged to one scene only (its client went away).
+    func discard(_ guest: CartOwner) throws {
+        guard guest.isGuest, guest != .sharedGuest else { return }
+        try store.data().write { db in
+            try db.execute("DELETE FROM cart_lines WHERE owner = ?", [SQLValue(guest.description)])
+            try db.execute("DELETE FROM carts WHERE owner = ?", [SQLValue(guest.description)])
+        }
     }
 
     /// The owner's lines priced from the catalog, with the offer applied; reads only.

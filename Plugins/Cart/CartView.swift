@@ -10,9 +10,7 @@ final class CartView: PageView {
         super.init(page: page)
     }
 
-    private var owner: CartOwner {
-        dependencies?[Services.user].map { .user($0.id) } ?? .guest
-    }
+
 
     override func render() -> Rendering {
         switch page as? CartPage {
@@ -46,7 +44,7 @@ final class CartView: PageView {
                 readError = "no loaded plugin provides 'carts'"
                 return nil
             }
-            return try carts.summary(for: owner)
+            return try carts.summary(for: CartCoordinator.owner(dependencies), mergingGuest: CartCoordinator.guest(dependencies))
         } catch {
             readError = "\(error)"
             return nil

@@ -23,6 +23,9 @@ public final class Session {
         self.databaseOverride = databaseOverride
         self.loader = PluginLoader(app: app)
         self.scene = app.makeScene(identifier: "terminal")
+        // A terminal is one person's: its guest cart is the database's shared one, kept for
+        // the next shell on the same file.
+        scene.provide(Services.guestCart, GuestCart(owner: .sharedGuest, endsWithScene: false), provider: "host")
         self.builtins = Builtin.all
         app.eventSink = { [unowned self] event in pendingEvents.append(event) }
     }

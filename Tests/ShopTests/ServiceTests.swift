@@ -25,15 +25,15 @@ final class ServiceTests {
         try #require(host.app.dependencies?[key], "\(key.key.name) is not provided")
     }
 
-    /// Creates, confirms and logs in `email`, returning the user.
-    func registeredUser(_ host: TestHost, _ email: String) throws -> UserAccount {
+    /// Creates, confirms and logs in `email` in `scene`, returning the user.
+    func registeredUser(_ host: TestHost, _ email: String, in scene: SceneCoordinator) throws -> UserAccount {
         let accounts = try service(host, Services.accounts)
         _ = try accounts.create(email: email, password: host.secrets.password)
         let mail = try #require(try accounts.outbox().last { $0.to == email })
         let code = try #require(mail.body.split(separator: " ").last.map(String.init))
         _ = try accounts.confirm(code: code)
         let user = try accounts.logIn(email: email, password: host.secrets.password)
-        host.app.rebuildDependencies()  // as the Account coordinator does after a login
+        scene.provide(Services.user, user, provider: "account")  // as the Account coordinator does
         return user
     }
 
@@ -92,35 +92,44 @@ final class ServiceTests {
         #expect(throws: CoordError.self) { try accounts.logIn(email: "old@example.com", password: "correct horse batterY") }
     }
 
-    @Test("a guest cart is kept and merged into the user's cart at login")
+    @Test("a scene's guest cart is kept and merged into the user's cart at login there; another scene's guest cart is not")
     func guestCartMerged() throws {
         let host = try host()
         let carts = try service(host, Services.carts)
-        let user = try registeredUser(host, "m@example.com")
         // The user already has 2 of product 5; the guest adds 3 of it and 1 of product 6.
         let scene = host.app.makeScene(identifier: "t")
-        func send(_ name: String, _ args: [(String, Value)]) throws {
+        let other = host.app.makeScene(identifier: "u")
+        scene.provide(Services.guestCart, GuestCart(owner: .guest("guest:t"), endsWithScene: true), provider: "host")
+        other.provide(Services.guestCart, GuestCart(owner: .guest("guest:u"), endsWithScene: true), provider: "host")
+        let user = try registeredUser(host, "m@example.com", in: scene)
+        func send(_ name: String, _ args: [(String, Value)], in scene: SceneCoordinator) throws {
             let cart = try #require(host.app.features.feature(named: "cart"))
             _ = try scene.coordinator(for: cart).send(Message(MessageName(name), Arguments(args), from: scene))
         }
-        try send("cartAdd", [("productID", .int(5)), ("quantity", .int(2))])
-        try service(host, Services.accounts).logOut()
-        host.app.rebuildDependencies()
-        try send("cartAdd", [("productID", .int(5)), ("quantity", .int(3))])
-        try send("cartAdd", [("productID", .int(6)), ("quantity", .int(1))])
-        #expect(try carts.summary(for: .guest).itemCount == 4)
-        _ = try service(host, Services.accounts).logIn(email: user.email, password: host.secrets.password)
-        host.app.rebuildDependencies()
-        let merged = try carts.summary(for: .user(user.id))
+        try send("cartAdd", [("productID", .int(5)), ("quantity", .int(2))], in: scene)
+        scene.provide(Services.user, nil, provider: "account")  // logged out
+        try send("cartAdd", [("productID", .int(5)), ("quantity", .int(3))], in: scene)
+        try send("cartAdd", [("productID", .int(6)), ("quantity", .int(1))], in: scene)
+        try send("cartAdd", [("productID", .int(7)), ("quantity", .int(1))], in: other)
+        #expect(try carts.summary(for: .guest("guest:t"), mergingGuest: nil).itemCount == 4)
+        scene.provide(Services.user, user, provider: "account")  // logged in again
+        let merged = try carts.summary(for: .user(user.id), mergingGuest: .guest("guest:t"))
         #expect(merged.lines.map { [$0.product.id, $0.quantity] } == [[5, 5], [6, 1]])
-        #expect(try carts.summary(for: .guest).isEmpty)
+        #expect(try carts.summary(for: .guest("guest:t"), mergingGuest: nil).isEmpty)
+        #expect(try carts.summary(for: .guest("guest:u"), mergingGuest: nil).itemCount == 1)
+        #expect(try carts.summary(for: .sharedGuest, mergingGuest: nil).isEmpty)
+        // The other client leaves: its guest cart goes with its scene; the merged one stays.
+        host.app.closeScene(other)
+        #expect(try count(host, "SELECT count(*) FROM cart_lines WHERE owner = 'guest:u'") == 0)
+        #expect(try count(host, "SELECT count(*) FROM carts WHERE owner = 'guest:u'") == 0)
+        #expect(try count(host, "SELECT count(*) FROM cart_lines WHERE owner = 'user:\(user.id)'") == 2)
     }
 
     @Test("paying twice never charges twice, and a failing payment leaves nothing half-written")
     func paymentIdempotentAndAtomic() throws {
         let host = try host()
-        let user = try registeredUser(host, "p@example.com")
         let scene = host.app.makeScene(identifier: "t")
+        let user = try registeredUser(host, "p@example.com", in: scene)
         let cart = try #require(host.app.features.feature(named: "cart"))
         let coordinator = scene.coordinator(for: cart)
         _ = try coordinator.send(Message(MessageName("cartAdd"), Arguments([("productID", .int(3)), ("quantity", .int(2))]), from: scene))
@@ -159,13 +168,13 @@ final class ServiceTests {
         try send("cartAdd", [("productID", .int(1)), ("quantity", .int(1))])  // 89.00
         let carts = try service(host, Services.carts)
         try send("cartOffer", [("code", .string("WELCOME10"))])
-        #expect(try carts.summary(for: .guest).total.minor == 8010)
+        #expect(try carts.summary(for: .sharedGuest, mergingGuest: nil).total.minor == 8010)
         try send("cartOffer", [("code", .string("FIVEOFF"))])
-        #expect(try carts.summary(for: .guest).total.minor == 8400)
+        #expect(try carts.summary(for: .sharedGuest, mergingGuest: nil).total.minor == 8400)
         for code in ["SUMMER20", "NOPE"] {
             #expect(throws: CoordError.self) { try send("cartOffer", [("code", .string(code))]) }
         }
-        #expect(try carts.summary(for: .guest).offerCode == "FIVEOFF")
+        #expect(try carts.summary(for: .sharedGuest, mergingGuest: nil).offerCode == "FIVEOFF")
     }
 
     @Test("shop rules on both sides of each boundary: 999 of a product, a promo's last day, percent and amount offers never below zero, the Luhn check")
@@ -184,8 +193,8 @@ final class ServiceTests {
                 { code = "BIG", amount = 100000, expires = "2099-12-31" },
             ]
             """)
-        let user = try registeredUser(host, "b@example.com")
         let scene = host.app.makeScene(identifier: "t")
+        let user = try registeredUser(host, "b@example.com", in: scene)
         let coordinator = scene.coordinator(for: try #require(host.app.features.feature(named: "cart")))
         func send(_ name: String, _ args: [(String, Value)] = []) throws {
             _ = try coordinator.send(Message(MessageName(name), Arguments(args), from: scene))
@@ -198,19 +207,19 @@ final class ServiceTests {
         // 999 of one product is the most: 998 + 1 goes in, one more does not.
         try send("cartAdd", [("productID", .int(1)), ("quantity", .int(998))])
         try send("cartAdd", [("productID", .int(1)), ("quantity", .int(1))])
-        #expect(try carts.summary(for: owner).itemCount == 999)
+        #expect(try carts.summary(for: owner, mergingGuest: nil).itemCount == 999)
         #expect(error("cartAdd", [("productID", .int(1)), ("quantity", .int(1))]) == "cart add: at most 999 of product 1 per cart (the cart has 999)")
         try send("cartSet", [("productID", .int(1)), ("quantity", .int(1))])  // 89.00
         // A promo works through its last day (UTC) and not the day after.
         try send("cartOffer", [("code", .string("LASTDAY"))])
-        #expect(try carts.summary(for: owner).total.minor == 8010)
+        #expect(try carts.summary(for: owner, mergingGuest: nil).total.minor == 8010)
         #expect(error("cartOffer", [("code", .string("GONE"))]) == "cart offer: promo code 'GONE' expired on \(yesterday)")
         // More than 100 % off, or a fixed amount above the subtotal: the total is zero, not less.
         try send("cartOffer", [("code", .string("ALL"))])
-        #expect(try carts.summary(for: owner).total.minor == 0)
-        #expect(try carts.summary(for: owner).discount.minor == 8900)
+        #expect(try carts.summary(for: owner, mergingGuest: nil).total.minor == 0)
+        #expect(try carts.summary(for: owner, mergingGuest: nil).discount.minor == 8900)
         try send("cartOffer", [("code", .string("BIG"))])
-        #expect(try carts.summary(for: owner).total.minor == 0)
+        #expect(try carts.summary(for: owner, mergingGuest: nil).total.minor == 0)
         // Luhn: a valid number other than the test cards is approved; one digit off is refused.
         try send("cartOffer", [("code", .string("LASTDAY"))])
         try send("cartCheckout")

@@ -46,6 +46,7 @@ at coordinator account:
   carts  from cart  (CartService)
   content  from content  (ContentStore)
   data  from host  (SQLiteDataManager)
+  guestCart  from host, scene terminal  (GuestCart)
   host  from host  (HostEnvironment)
   passwords  from host  (ScryptPasswordHasher)
   payments  from payment  (PaymentService)

@@ -67,17 +67,42 @@ public struct OutboxMessage: Sendable, Equatable {
     }
 }
 
-/// Whose cart: the guest's (nobody logged in) or a user's.
+/// Whose cart: a guest's (nobody logged in; the key says which guest) or a user's.
 public enum CartOwner: Sendable, Equatable, CustomStringConvertible {
-    case guest
+    /// A guest cart under its key: `guest` for the one a database's terminal shells share,
+    /// `guest:…` for one client's scene of `coordsh serve`.
+    case guest(String)
     case user(Int64)
+
+    /// The guest cart every logged-out terminal shell on one database fills (and finds again
+    /// next time): a terminal is one person's.
+    public static let sharedGuest = CartOwner.guest("guest")
 
     /// The key the cart is stored under.
     public var description: String {
         switch self {
-        case .guest: "guest"
+        case .guest(let key): key
         case .user(let id): "user:\(id)"
         }
+    }
+
+    public var isGuest: Bool {
+        if case .guest = self { true } else { false }
+    }
+}
+
+/// Which guest cart a scene fills while nobody is logged in there: a scene-level service the
+/// host gives each scene (`Services.guestCart`), so that two clients of one server never share
+/// a cart by accident.
+public struct GuestCart: Sendable, Equatable {
+    public let owner: CartOwner
+    /// True when the cart belongs to the scene alone and is discarded when the scene closes
+    /// (a client of `coordsh serve`); false for the terminal's cart, kept for the next shell.
+    public let endsWithScene: Bool
+
+    public init(owner: CartOwner, endsWithScene: Bool) {
+        self.owner = owner
+        self.endsWithScene = endsWithScene
     }
 }
 

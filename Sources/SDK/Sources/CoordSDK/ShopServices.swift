@@ -12,18 +12,19 @@ public protocol ContentManaging: AnyObject {
     func categories() throws -> [(name: String, count: Int)]
 }
 
-/// Accounts and the session's current user, provided by the Account feature.
+/// Accounts, provided by the Account feature.
 ///
-/// The current user is also put in `AppDependency` under `Services.user` while someone is
-/// logged in, so that handlers can declare it as a need and wait for it.
+/// Who is logged in belongs to a scene, not to the service: the Account feature puts the user
+/// in its scene's `Services.user` slot (`provideInScene`) at login and empties it at logout, so
+/// that handlers can declare the user as a need and wait for it, and a login in one client of
+/// a server is not a login in another.
 @MainActor
 public protocol AccountManaging: AnyObject {
-    var currentUser: UserAccount? { get }
     /// Creates an unconfirmed account and sends its confirmation code to the outbox.
     func create(email: String, password: String) throws -> UserAccount
     func confirm(code: String) throws -> UserAccount
+    /// Checks the password and returns the account; it logs nobody in by itself.
     func logIn(email: String, password: String) throws -> UserAccount
-    func logOut()
     func outbox() throws -> [OutboxMessage]
 }
 
@@ -31,11 +32,13 @@ public protocol AccountManaging: AnyObject {
 /// transaction, so that taking the cart and recording the order commit together.
 @MainActor
 public protocol CartManaging: AnyObject {
-    func summary(for owner: CartOwner) throws -> CartSummary
+    /// The owner's cart priced. For a user, the lines of `guest` (the scene's guest cart,
+    /// filled before the login there) first move into it in the same transaction: that is
+    /// when a guest cart is merged.
+    func summary(for owner: CartOwner, mergingGuest guest: CartOwner?) throws -> CartSummary
     /// The user's latest checkout (paid or not), inside a write transaction.
     func latestCheckout(for userID: Int64, in db: any SQLDatabase) throws -> Checkout?
-    /// The user's cart priced, inside a write transaction (a guest cart waiting for this user
-    /// is merged first).
+    /// The owner's cart priced, inside a write transaction (payment's).
     func summary(for owner: CartOwner, in db: any SQLDatabase) throws -> CartSummary
     /// Marks the checkout paid by `orderID` and empties the cart, inside the payment's
     /// transaction.
@@ -62,8 +65,9 @@ public protocol SecretPrompting: AnyObject {
 }
 
 /// The service slots of the shop. Each is filled by whoever provides it: the host (`data`,
-/// `secrets`, `passwords`) or a feature plugin; plugins find each other's services only
-/// through these.
+/// `secrets`, `passwords`, and per scene `guestCart`) or a feature plugin; plugins find each
+/// other's services only through these. `user` and `guestCart` are scene-level (see
+/// `SceneCoordinator`); the others are app-wide.
 public enum Services {
     public static let data = ServiceKey<any DataManaging>("data")
     public static let secrets = ServiceKey<any SecretPrompting>("secrets")
@@ -71,8 +75,11 @@ public enum Services {
     public static let passwords = ServiceKey<any PasswordHashing>("passwords")
     public static let content = ServiceKey<any ContentManaging>("content")
     public static let accounts = ServiceKey<any AccountManaging>("accounts")
-    /// Filled only while someone is logged in.
+    /// Scene-level: filled by the Account feature in the scene where someone logged in, and
+    /// only while they are.
     public static let user = ServiceKey<UserAccount>("user")
+    /// Scene-level, given by the host to each scene: which guest cart it fills.
+    public static let guestCart = ServiceKey<GuestCart>("guestCart")
     public static let carts = ServiceKey<any CartManaging>("carts")
     public static let payments = ServiceKey<any PaymentManaging>("payments")
 }
