@@ -2,7 +2,8 @@ import CLineEdit
 import Foundation
 
 /// The interactive line: libedit's editing, history and completion (through the CLineEdit
-/// shim), with completion candidates from the session.
+/// shim), with completion candidates from the shell's backend (this process's app, or the
+/// server's).
 @MainActor
 final class LineEditor {
     enum Input {
@@ -13,22 +14,22 @@ final class LineEditor {
         case end
     }
 
-    /// The editor whose session answers Tab (libedit's callback has no context pointer).
+    /// The editor whose backend answers Tab (libedit's callback has no context pointer).
     private static var active: LineEditor?
 
-    let session: Session
+    let backend: ShellBackend
     /// Where history is kept, or nil for none (`--no-history`).
     let historyPath: String?
     static let historyLimit = 1000
 
-    init(session: Session, historyPath: String?) {
-        self.session = session
+    init(backend: ShellBackend, historyPath: String?) {
+        self.backend = backend
         self.historyPath = historyPath
         LineEditor.active = self
         coordsh_edit_init("coordsh") { word, line in
             MainActor.assumeIsolated {
                 guard let editor = LineEditor.active, let word, let line else { return }
-                for candidate in editor.session.completions(line: String(cString: line), word: String(cString: word)) {
+                for candidate in editor.backend.completions(line: String(cString: line), word: String(cString: word)) {
                     coordsh_edit_add_candidate(candidate)
                 }
             }
@@ -62,7 +63,7 @@ final class LineEditor {
     /// Adds a line to the history and saves it, unless it is blank or carries a secret.
     func remember(_ line: String) {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, !session.isSecret(trimmed) else { return }
+        guard !trimmed.isEmpty, !backend.isSecret(trimmed) else { return }
         coordsh_edit_history_add(trimmed)
         guard let historyPath else { return }
         let folder = (historyPath as NSString).deletingLastPathComponent

@@ -2,32 +2,46 @@ import CoordRuntime
 import CoordSDK
 import Foundation
 
-/// One shell session: the app, its terminal scene, the plugin loader, and the commands a user
-/// types. It knows nothing about terminals or output formats; `Shell` does the I/O.
+/// One session: a scene of the app and the commands its person types. The terminal shell has
+/// one; each client of `coordsh serve` another. It knows nothing about terminals, sockets or
+/// output formats: `Shell` and the server do the I/O.
 @MainActor
 public final class Session {
-    public let app: AppCoordinator
+    /// Who is at the other end of a served session, from the socket's peer credentials.
+    public struct Peer: Sendable {
+        public let pid: Int32
+        public let uid: UInt32
+        public init(pid: Int32, uid: UInt32) {
+            self.pid = pid
+            self.uid = uid
+        }
+    }
+
+    public unowned let host: AppHost
     public let scene: SceneCoordinator
-    public let loader: PluginLoader
-    /// Events (queued, replayed, dropped messages) reported since the last command.
+    public let peer: Peer?
+    /// Events (queued, replayed, dropped messages, notes) reported in this scene since the
+    /// last command.
     private(set) var pendingEvents: [DispatchEvent] = []
     let builtins: [Builtin]
-    /// The configuration in force, for the `config` command.
-    public let config: Config
-    /// The `--db` file, which overrides the config's `[data] path`.
-    let databaseOverride: String?
 
-    public init(app: AppCoordinator = AppCoordinator(), config: Config = .builtIn(), databaseOverride: String? = nil) {
-        self.app = app
-        self.config = config
-        self.databaseOverride = databaseOverride
-        self.loader = PluginLoader(app: app)
-        self.scene = app.makeScene(identifier: "terminal")
-        // A terminal is one person's: its guest cart is the database's shared one, kept for
-        // the next shell on the same file.
-        scene.provide(Services.guestCart, GuestCart(owner: .sharedGuest, endsWithScene: false), provider: "host")
+    public var app: AppCoordinator { host.app }
+    public var loader: PluginLoader { host.loader }
+    public var config: Config { host.config }
+    var databaseOverride: String? { host.databaseOverride }
+
+    init(host: AppHost, identifier: String, peer: Peer?) {
+        self.host = host
+        self.peer = peer
+        self.scene = host.app.makeScene(identifier: identifier)
         self.builtins = Builtin.all
-        app.eventSink = { [unowned self] event in pendingEvents.append(event) }
+        scene.eventSink = { [weak self] event in self?.pendingEvents.append(event) }
+    }
+
+    /// Adds an event that did not come from this scene (an app-wide one), to be told with the
+    /// next command's result.
+    public func tell(_ event: DispatchEvent) {
+        pendingEvents.append(event)
     }
 
     /// The page the user is on, or nil before any page was opened.

@@ -26,16 +26,17 @@ public final class Shell {
         public var strictPlugins = false
         /// Keep no history of interactive lines.
         public var noHistory = false
+        /// Where the interactive history is kept when `noHistory` is off; the local shell
+        /// takes the config's, `connect` its own.
+        var historyPath: String?
+        /// The prompt's first word: `coordsh`, or `coordsh@NAME` for a served scene.
+        var promptName = "coordsh"
         public init() {}
     }
 
-    let options: Options
-    var session: Session!
-    /// Tells when a plugin file arrives in a plugin folder.
-    var watcher: PluginWatcher?
+    var options: Options
     let out = Style(fileDescriptor: STDOUT_FILENO)
     let err = Style(fileDescriptor: STDERR_FILENO)
-    var config = Config.builtIn()
 
     /// Exit status when `--strict-plugins` is given and a plugin was refused.
     public static let pluginFailure: Int32 = 3
@@ -47,84 +48,83 @@ public final class Shell {
     /// Runs to the end and returns the process exit status: 0 when every command succeeded,
     /// otherwise the status of the first failing one (batch mode stops there).
     public func run() -> Int32 {
+        let config: Config
         do {
             config = try ConfigDiscovery.load(option: options.configPath)
-            session = Session(config: config, databaseOverride: options.databasePath)
         } catch {
             printError("\(error)", code: "config")
             return ShellError.Status.usage.rawValue
         }
-        let data = SQLiteDataManager(
-            path: options.databasePath ?? config.expandedDatabasePath(), busyTimeout: config.busyTimeout)
-        do {
-            try data.open()
-        } catch {
-            // The shell still starts: every command that needs the data fails with this line.
-            printWarning("warning: \(error)")
-        }
-        HostServices.provide(
-            to: session.app,
-            environment: HostEnvironment(
-                dataDirectory: config.expandedDataDirectory(), configFile: config.source, settings: config.featureSettings),
-            data: data, secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable))
-        let directories = config.expandedPluginDirectories() + options.pluginDirectories
-        Self.configure(session.loader, config: config)
-        let refusals = session.loader.loadAll(from: directories)
+        options.historyPath = options.historyPath ?? config.expandedHistoryPath()
+        let host = AppHost(config: config, databaseOverride: options.databasePath)
+        let report = host.start(
+            extraPluginDirectories: options.pluginDirectories,
+            secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable))
+        // The shell still starts: every command that needs the data fails with this line.
+        if let warning = report.databaseWarning { printWarning("warning: \(warning)") }
+        // A terminal is one person's: its guest cart is the database's shared one, kept for
+        // the next shell on the same file.
+        let session = host.openSession(identifier: "terminal", guestCart: GuestCart(owner: .sharedGuest, endsWithScene: false))
+        host.onAppEvent = { [unowned session] event in session.tell(event) }
         // Watched when the shell reads commands as they come (a terminal, -f, stdin), not for
         // -c: those are all given up front, and tearing down an inotify instance costs the
         // kernel an RCU grace period (~14 ms measured) at exit.
-        if options.commands.isEmpty {
-            watcher = PluginWatcher(directories: session.loader.directories)
-        }
-        for refusal in refusals {
+        let watcher = options.commands.isEmpty ? PluginWatcher(directories: host.loader.directories) : nil
+        for refusal in report.refusals {
             printWarning(refusal.description)
         }
-        if options.strictPlugins, !refusals.isEmpty {
-            printError("--strict-plugins: \(refusals.count) plugin\(refusals.count == 1 ? " was" : "s were") refused", code: "plugin")
+        if options.strictPlugins, !report.refusals.isEmpty {
+            let count = report.refusals.count
+            printError("--strict-plugins: \(count) plugin\(count == 1 ? " was" : "s were") refused", code: "plugin")
             return Self.pluginFailure
         }
-
-        let interactive = options.commands.isEmpty && options.scriptPath == nil && isatty(STDIN_FILENO) == 1
-        if let url = options.openURL {
-            if let status = runOne("open \(RouteRequest.quoteWord(url))"), !interactive { return status }
-        } else if let home = config.home, let request = try? RouteRequest.parse(home),
-            session.app.features.feature(named: request.feature) != nil {
+        if options.openURL == nil, let home = config.home, let request = try? RouteRequest.parse(home),
+            host.app.features.feature(named: request.feature) != nil {
             _ = try? session.open(request, trace: nil)
         }
+        return drive(LocalBackend(session: session, watcher: watcher))
+    }
 
+    /// The loop every shell runs, on whichever backend: the `--open` page, then `-f`, `-c`,
+    /// piped stdin or the interactive prompt.
+    func drive(_ backend: ShellBackend) -> Int32 {
+        let interactive = options.commands.isEmpty && options.scriptPath == nil && isatty(STDIN_FILENO) == 1
+        if let url = options.openURL {
+            if let status = runOne(backend, "open \(RouteRequest.quoteWord(url))"), !interactive { return status }
+        }
         if let path = options.scriptPath {
-            return runScript(path)
+            return runScript(backend, path)
         }
         if !options.commands.isEmpty {
             var commands = options.commands.makeIterator()
-            return runBatch(&commands)
+            return runBatch(backend, &commands)
         }
         if !interactive {
             // Line by line as they arrive, so that a script's output follows its commands.
             var lines = AnyIterator { readLine(strippingNewline: true) }
-            return runBatch(&lines)
+            return runBatch(backend, &lines)
         }
-        return runInteractive()
+        return runInteractive(backend)
     }
 
     /// Runs a file of commands (`-f`); errors name the file and line.
-    private func runScript(_ path: String) -> Int32 {
+    private func runScript(_ backend: ShellBackend, _ path: String) -> Int32 {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             printError("cannot read script \(path)", code: "usage")
             return ShellError.Status.usage.rawValue
         }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).makeIterator()
-        return runBatch(&lines, source: path)
+        return runBatch(backend, &lines, source: path)
     }
 
     /// Runs lines as they come; stops at the first failure unless `--keep-going`.
-    private func runBatch<Lines: IteratorProtocol<String>>(_ lines: inout Lines, source: String? = nil) -> Int32 {
+    private func runBatch<Lines: IteratorProtocol<String>>(_ backend: ShellBackend, _ lines: inout Lines, source: String? = nil) -> Int32 {
         var firstFailure: Int32?
         var number = 0
         while !quitRequested, let line = lines.next() {
             number += 1
-            _ = pickUpDroppedPlugins(atPrompt: false)
-            if let status = runOne(line, location: source.map { "\($0):\(number): " } ?? "") {
+            _ = printPushed(backend, atPrompt: false)
+            if let status = runOne(backend, line, location: source.map { "\($0):\(number): " } ?? "") {
                 if !options.keepGoing { return status }
                 firstFailure = firstFailure ?? status
             }
@@ -134,16 +134,16 @@ public final class Shell {
 
     private var quitRequested = false
 
-    private func runInteractive() -> Int32 {
-        if let view = session.currentView, !options.json { printLines(session.render(view)) }
-        let history = options.noHistory ? nil : config.expandedHistoryPath()
-        let editor = LineEditor(session: session, historyPath: history)
-        if let watcher {
-            editor.watch(watcher.descriptor) { [unowned self] in pickUpDroppedPlugins(atPrompt: true) }
+    private func runInteractive(_ backend: ShellBackend) -> Int32 {
+        if let page = backend.startPage, !options.json { printLines(page) }
+        let history = options.noHistory ? nil : options.historyPath
+        let editor = LineEditor(backend: backend, historyPath: history)
+        if let descriptor = backend.watchDescriptor {
+            editor.watch(descriptor) { [unowned self] in printPushed(backend, atPrompt: true) }
         }
         while !quitRequested {
-            let route = session.currentRoute.map { " \($0)" } ?? ""
-            switch editor.read(prompt: "coordsh\(route)> ") {
+            let route = backend.route.map { " \($0)" } ?? ""
+            switch editor.read(prompt: "\(options.promptName)\(route)> ") {
             case .end:
                 FileHandle.standardOutput.write(Data("\n".utf8))
                 return 0
@@ -151,54 +151,42 @@ public final class Shell {
                 continue
             case .line(let line):
                 editor.remember(line)
-                _ = runOne(line)
+                _ = runOne(backend, line)
             }
         }
         return 0
     }
 
-    /// Loads the plugins that arrived in a plugin folder since the last look, with a note for
-    /// each and a warning for each refusal. Returns whether it printed anything.
-    private func pickUpDroppedPlugins(atPrompt: Bool) -> Bool {
-        guard let watcher, watcher.drain() else { return false }
-        let (loaded, refused) = session.loader.rescan()
-        guard !loaded.isEmpty || !refused.isEmpty else { return false }
+    /// Prints what arrived unasked. Returns whether it printed anything.
+    private func printPushed(_ backend: ShellBackend, atPrompt: Bool) -> Bool {
+        let notices = backend.takePushed()
+        guard !notices.isEmpty else { return false }
         if atPrompt { FileHandle.standardOutput.write(Data("\n".utf8)) }
-        for plugin in loaded {
-            printLines(["note: loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)"])
-        }
-        for refusal in refused { printWarning(refusal.description) }
-        printEvents(session.drainEvents())
+        printNotices(notices)
         return true
     }
 
-    /// Runs one line and prints its result; returns the failure status, or nil on success.
-    private func runOne(_ line: String, location: String = "") -> Int32? {
-        do {
-            let result = try session.execute(line)
-            if result.quit { quitRequested = true }
-            let events = session.drainEvents()
-            if options.json {
-                guard !(result.lines.isEmpty && result.json.isEmpty && events.isEmpty) else { return nil }
-                var document = result.json
-                document["ok"] = true
-                if !events.isEmpty { document["events"] = events.map(\.description) }
-                printJSON(document)
-            } else {
-                printLines(result.lines)
-                printEvents(events)
-            }
-            return nil
-        } catch {
-            printEvents(session.drainEvents())
+    /// Runs one line and prints its reply; returns the failure status, or nil on success.
+    private func runOne(_ backend: ShellBackend, _ line: String, location: String = "") -> Int32? {
+        let reply = backend.run(line)
+        if reply.result.quit { quitRequested = true }
+        if let error = reply.error {
+            printNotices(reply.notices)
             printError(location + error.message, code: error.code)
             return error.status.rawValue
         }
+        if options.json {
+            if let document = reply.document { printJSON(document) }
+        } else {
+            printLines(reply.result.lines)
+            printNotices(reply.notices)
+        }
+        return nil
     }
 
-    private func printEvents(_ events: [DispatchEvent]) {
-        for event in events {
-            if event.isFailure { printWarning(event.description) } else { printLines(["note: \(event)"]) }
+    private func printNotices(_ notices: [Reply.Notice]) {
+        for notice in notices {
+            if notice.isWarning { printWarning(notice.text) } else { printLines(["note: \(notice.text)"]) }
         }
     }
 
@@ -215,14 +203,14 @@ public final class Shell {
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 
-    private func printError(_ message: String, code: String) {
+    func printError(_ message: String, code: String) {
         if options.json {
             printJSON(["ok": false, "error": ["code": code, "message": message]])
         }
         FileHandle.standardError.write(Data("coordsh: \(err.error("error:")) \(message)\n".utf8))
     }
 
-    private func printWarning(_ message: String) {
+    func printWarning(_ message: String) {
         FileHandle.standardError.write(Data("coordsh: \(err.warning(message))\n".utf8))
     }
 }

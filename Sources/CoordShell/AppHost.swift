@@ -1,0 +1,80 @@
+import CoordData
+import CoordLoading
+import CoordRuntime
+import CoordSDK
+import Foundation
+
+/// One running app: the root coordinator, its plugins, its configuration and its data — what
+/// every scene of the process shares. The shell at a terminal puts one scene (one `Session`)
+/// on it; `coordsh serve` one per attached client.
+@MainActor
+public final class AppHost {
+    public let app: AppCoordinator
+    public let loader: PluginLoader
+    /// The configuration in force, for the `config` command.
+    public let config: Config
+    /// The `--db` file, which overrides the config's `[data] path`.
+    let databaseOverride: String?
+    /// The open sessions, in opening order (`scenes` lists them).
+    public private(set) var sessions: [Session] = []
+    /// Events reported at the app itself rather than inside a scene. The shell prints them
+    /// with its one session's; the server sends them to every client.
+    public var onAppEvent: (DispatchEvent) -> Void = { _ in }
+
+    public init(config: Config, databaseOverride: String? = nil) {
+        self.app = AppCoordinator()
+        self.config = config
+        self.databaseOverride = databaseOverride
+        self.loader = PluginLoader(app: app)
+        app.eventSink = { [unowned self] event in onAppEvent(event) }
+    }
+
+    /// What starting reported: a database that would not open (every command that needs it
+    /// then fails with this line) and the plugins refused.
+    public struct StartReport {
+        public var databaseWarning: String?
+        public var refusals: [PluginRefusal]
+    }
+
+    /// Opens the database, provides the host's services and loads the plugins of the
+    /// configured folders plus `extraPluginDirectories`. `secrets` is the app-wide way to ask
+    /// for a password; a scene may lay its own over it (a client of a server asks its person).
+    public func start(extraPluginDirectories: [String], secrets: any SecretPrompting) -> StartReport {
+        var report = StartReport(databaseWarning: nil, refusals: [])
+        let data = SQLiteDataManager(path: databaseOverride ?? config.expandedDatabasePath(), busyTimeout: config.busyTimeout)
+        do {
+            try data.open()
+        } catch {
+            report.databaseWarning = "\(error)"
+        }
+        HostServices.provide(
+            to: app,
+            environment: HostEnvironment(
+                dataDirectory: config.expandedDataDirectory(), configFile: config.source, settings: config.featureSettings),
+            data: data, secrets: secrets)
+        Shell.configure(loader, config: config)
+        report.refusals = loader.loadAll(from: config.expandedPluginDirectories() + extraPluginDirectories)
+        return report
+    }
+
+    /// Opens a scene for a new session. `guestCart` names the guest cart it fills while nobody
+    /// is logged in there; `secrets`, when given, is how this scene asks its person for a
+    /// password (over a client's socket) instead of the app's way.
+    public func openSession(
+        identifier: String, guestCart: GuestCart, secrets: (any SecretPrompting)? = nil, peer: Session.Peer? = nil
+    ) -> Session {
+        let session = Session(host: self, identifier: identifier, peer: peer)
+        session.scene.provide(Services.guestCart, guestCart, provider: "host")
+        if let secrets { session.scene.provide(Services.secrets, secrets, provider: "host") }
+        sessions.append(session)
+        return session
+    }
+
+    /// Closes a session's scene: its coordinators hear `sceneWillClose` (a client's guest cart
+    /// goes). Returns what was reported meanwhile, the dropped queued messages among it.
+    public func closeSession(_ session: Session) -> [DispatchEvent] {
+        sessions.removeAll { $0 === session }
+        app.closeScene(session.scene)
+        return session.drainEvents()
+    }
+}

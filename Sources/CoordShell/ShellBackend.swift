@@ -1,0 +1,57 @@
+import CoordRuntime
+import CoordSDK
+
+/// What the shell's loop talks to: an app in this process (`LocalBackend`), or a scene of a
+/// `coordsh serve` over its socket (`RemoteBackend`). The loop — batch, script, interactive,
+/// text or JSON, exit statuses — is the same for both, which is why `coordsh connect` behaves
+/// like `coordsh`.
+@MainActor
+protocol ShellBackend: AnyObject {
+    /// Runs one command line.
+    func run(_ line: String) -> Reply
+    /// What Tab offers for `word`, the partial word at the end of `line`.
+    func completions(line: String, word: String) -> [String]
+    /// True when `line` carries a secret value and must not enter the history.
+    func isSecret(_ line: String) -> Bool
+    /// The route of the page the session is on, for the prompt.
+    var route: String? { get }
+    /// The page as text, for the start of an interactive session; nil before any page.
+    var startPage: [String]? { get }
+    /// Readable when something arrives unasked (a plugin dropped into a folder, a server's
+    /// push); the interactive prompt waits on it next to the terminal.
+    var watchDescriptor: Int32? { get }
+    /// What arrived unasked since the last look; empty when nothing did.
+    func takePushed() -> [Reply.Notice]
+}
+
+/// The shell's session on an app in this very process.
+@MainActor
+final class LocalBackend: ShellBackend {
+    let session: Session
+    /// Tells when a plugin file arrives in a plugin folder; nil when not watched.
+    let watcher: PluginWatcher?
+
+    init(session: Session, watcher: PluginWatcher?) {
+        self.session = session
+        self.watcher = watcher
+    }
+
+    func run(_ line: String) -> Reply { session.run(line) }
+    func completions(line: String, word: String) -> [String] { session.completions(line: line, word: word) }
+    func isSecret(_ line: String) -> Bool { session.isSecret(line) }
+    var route: String? { session.currentRoute }
+    var startPage: [String]? { session.currentView.map(session.render) }
+    var watchDescriptor: Int32? { watcher?.descriptor }
+
+    /// Loads the plugins that arrived in a plugin folder since the last look: a note for each,
+    /// a warning for each refusal, and what their arrival replayed.
+    func takePushed() -> [Reply.Notice] {
+        guard let watcher, watcher.drain() else { return [] }
+        let (loaded, refused) = session.loader.rescan()
+        var notices = loaded.map {
+            Reply.Notice(text: "loaded plugin \($0.origin.name) \($0.origin.version) from \($0.origin.path)", isWarning: false)
+        }
+        notices += refused.map { Reply.Notice(text: $0.description, isWarning: true) }
+        return notices + session.drainEvents().map(Reply.Notice.init)
+    }
+}
