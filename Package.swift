@@ -26,6 +26,11 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+        // coordsh serve: the listener (NIO), its log (swift-log) and its graceful SIGTERM
+        // (service-lifecycle).
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         // Line editing, history and completion from libedit (BSD), not GNU readline.
@@ -41,12 +46,22 @@ let package = Package(
         // The data manager: the one image that links GRDB. Plugins reach SQLite only through
         // the SDK's DataManaging, so no GRDB type ever crosses the dlopen boundary.
         .target(name: "CoordData", dependencies: [sdk, .product(name: "GRDB", package: "GRDB.swift")]),
+        // The client protocol of `coordsh serve` (PROTOCOL.md): frames and messages, nothing
+        // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
+        .target(name: "CoordProtocol"),
         .target(name: "CoordShell", dependencies: [
-            sdk, "CoordRuntime", "CoordData", "CLineEdit", .product(name: "CoordContract", package: "SDK"),
+            sdk, "CoordRuntime", "CoordData", "CLineEdit", "CoordProtocol", .product(name: "CoordContract", package: "SDK"),
+        ]),
+        // `coordsh serve`: one app, a scene per client on a Unix socket.
+        .target(name: "CoordServe", dependencies: [
+            sdk, "CoordShell", "CoordRuntime", "CoordProtocol",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(
             name: "coordsh",
-            dependencies: ["CoordShell", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CoordShell", "CoordServe", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             // Installed as PREFIX/bin/coordsh, it finds libCoordSDK.so in PREFIX/lib/coordsh; in
             // the build tree the library sits beside it ($ORIGIN, SwiftPM's own rpath).
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/coordsh"])]),

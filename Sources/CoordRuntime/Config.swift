@@ -35,6 +35,24 @@ public struct Config: Sendable, Equatable {
     /// Seconds a vetting child may take before the plugin counts as hung (`[plugins] vet_timeout`).
     public var vetTimeout: Double = 10
 
+    /// What `coordsh serve` allows its clients (`[serve]`).
+    public var serve = ServeSettings()
+
+    /// The limits of `coordsh serve`, from `[serve]`.
+    public struct ServeSettings: Sendable, Equatable {
+        /// Clients attached at once; the next one is refused (`max_clients`).
+        public var maxClients = 64
+        /// Seconds a new connection has to send its `hello` (`handshake_timeout`).
+        public var handshakeTimeout: Double = 5
+        /// Bytes the server keeps unsent for one client before dropping it as not reading
+        /// (`outbound_limit`).
+        public var outboundLimit = 4 << 20
+        /// Seconds a SIGTERM waits for the commands in flight (`drain_timeout`).
+        public var drainTimeout: Double = 10
+        /// Whether root may attach to another user's server (`allow_root`); other uids never.
+        public var allowRoot = false
+    }
+
     /// The interactive history file (`[shell] history`); nil for the default,
     /// `$XDG_STATE_HOME/coordsh/history`.
     public var historyPath: String?
@@ -53,6 +71,7 @@ public struct Config: Sendable, Equatable {
     /// The tables the host reads itself, with their keys.
     static let hostKeys: [(String, [String])] = [
         ("plugins", ["dirs", "allow", "vet_timeout"]), ("shell", ["home", "history"]), ("data", ["path", "busy_timeout"]),
+        ("serve", ["max_clients", "handshake_timeout", "outbound_limit", "drain_timeout", "allow_root"]),
     ]
     static let hostSections = Set(hostKeys.map(\.0))
 
@@ -233,6 +252,31 @@ public struct Config: Sendable, Equatable {
                     throw fail("data.busy_timeout", "must be a number of seconds")
                 }
                 config.busyTimeout = seconds
+            }
+        }
+        if let serve = table["serve"] {
+            guard let serveTable = serve.table else { throw fail("serve", "must be a table ([serve])") }
+            func seconds(_ key: String) throws(ConfigError) -> Double? {
+                guard let value = serveTable[key] else { return nil }
+                guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {
+                    throw fail("serve.\(key)", "must be a positive number of seconds")
+                }
+                return seconds
+            }
+            func count(_ key: String, atLeast minimum: Int) throws(ConfigError) -> Int? {
+                guard let value = serveTable[key] else { return nil }
+                guard let number = value.int, number >= minimum else {
+                    throw fail("serve.\(key)", "must be a whole number, at least \(minimum)")
+                }
+                return number
+            }
+            if let n = try count("max_clients", atLeast: 1) { config.serve.maxClients = n }
+            if let n = try count("outbound_limit", atLeast: 4096) { config.serve.outboundLimit = n }
+            if let s = try seconds("handshake_timeout") { config.serve.handshakeTimeout = s }
+            if let s = try seconds("drain_timeout") { config.serve.drainTimeout = s }
+            if let value = serveTable["allow_root"] {
+                guard let flag = value.bool else { throw fail("serve.allow_root", "must be true or false") }
+                config.serve.allowRoot = flag
             }
         }
         for key in table.keys where !hostSections.contains(key) {

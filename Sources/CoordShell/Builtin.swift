@@ -20,6 +20,7 @@ struct Builtin {
         Builtin(name: "tree", usage: "tree", summary: "the coordinator tree", run: tree),
         Builtin(name: "deps", usage: "deps", summary: "what AppDependency holds at the current coordinator", run: deps),
         Builtin(name: "queue", usage: "queue", summary: "queued messages per coordinator", run: queue),
+        Builtin(name: "scenes", usage: "scenes", summary: "the open scenes: one per terminal or client of the app", run: scenes),
         Builtin(name: "trace", usage: "trace COMMAND…", summary: "run a command and show every hop of its message", run: trace),
         Builtin(name: "config", usage: "config", summary: "which config file is in force, every value and where it came from", run: config),
         Builtin(name: "echo", usage: "echo TEXT", summary: "print TEXT (for scripts)", run: echo),
@@ -217,13 +218,19 @@ struct Builtin {
             json["children"] = c.children.map(node)
             return json
         }
-        session.app.walk { coordinator, depth in
+        // The app and the caller's own scene: other scenes are other people's sessions.
+        lines.append(session.app.chainDescription)
+        session.scene.walk(1) { coordinator, depth in
             let active = coordinator === session.scene.activeCoordinator ? " *" : ""
             let pages = coordinator.viewStack.map { $0.page.route.description }
             let stack = pages.isEmpty ? "" : "  [\(pages.joined(separator: " › "))]"
             lines.append(String(repeating: "  ", count: depth) + coordinator.chainDescription + stack + active)
         }
-        return CommandResult(lines: lines, json: ["tree": node(session.app)])
+        let others = session.app.scenes.count - 1
+        if others > 0 { lines.append("  (\(others) other scene\(others == 1 ? "" : "s"); 'scenes' lists them)") }
+        var app: [String: Any] = ["id": session.app.identifier, "started": session.app.isStarted, "pages": [String]()]
+        app["children"] = [node(session.scene)]
+        return CommandResult(lines: lines, json: ["tree": app, "otherScenes": others])
     }
 
     static func deps(_ session: Session, _ args: [String]) throws -> CommandResult {
@@ -236,6 +243,25 @@ struct Builtin {
             "coordinator": coordinator.identifier,
             "services": entries.map { ["key": $0.key, "provider": $0.provider, "type": $0.type] },
         ])
+    }
+
+    /// `scenes`: every open scene of the app — its id, who is at the other end, where it is and
+    /// who is logged in there. The caller's is marked.
+    static func scenes(_ session: Session, _ args: [String]) throws -> CommandResult {
+        try noArguments("scenes", args)
+        var lines: [String] = []
+        var json: [[String: Any]] = []
+        for other in session.host.sessions {
+            let pid = other.peer.map { Int($0.pid) } ?? Int(getpid())
+            let route = other.currentRoute ?? "-"
+            let user = other.scene.dependencies?[Services.user]?.email
+            let mark = other === session ? " *" : ""
+            lines.append("\(other.scene.identifier)".column(10) + " pid \(pid)".column(12) + " \(route)".column(28) + " \(user ?? "(guest)")\(mark)")
+            var entry: [String: Any] = ["id": other.scene.identifier, "pid": pid, "route": route, "you": other === session]
+            entry["user"] = user
+            json.append(entry)
+        }
+        return CommandResult(lines: lines, json: ["scenes": json])
     }
 
     static func queue(_ session: Session, _ args: [String]) throws -> CommandResult {
@@ -252,7 +278,8 @@ struct Builtin {
             json.append(["level": level.chainDescription, "capacity": level.queueCapacity,
                          "messages": queued.map { ["message": $0.message.name.string, "waitingFor": $0.waitingFor] }])
         }
-        session.app.walk { coordinator, _ in
+        visit(session.app)
+        session.scene.walk { coordinator, _ in
             visit(coordinator)
             coordinator.viewStack.forEach(visit)
         }

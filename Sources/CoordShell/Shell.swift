@@ -217,7 +217,7 @@ public final class Shell {
 
 extension RouteRequest {
     /// Quotes a word so that `Words.split` gives it back unchanged.
-    static func quoteWord(_ word: String) -> String {
+    public static func quoteWord(_ word: String) -> String {
         "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

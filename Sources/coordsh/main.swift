@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoordServe
 import CoordShell
 import Foundation
 
@@ -13,6 +14,8 @@ struct CoordshCommand: ParsableCommand {
             Exit status: 0 success, 1 a command failed, 2 a usage error (bad option, unknown \
             command, route or parameter, bad configuration), 3 a plugin was refused and \
             --strict-plugins was given.
+            'coordsh serve' holds one app for many clients on a Unix socket; 'coordsh connect' \
+            is this shell attached to a new scene of it (see PROTOCOL.md).
             For plugin authors: 'coordsh plugin check PATH.so' runs the contract suite against a \
             plugin, 'coordsh plugin new NAME' starts one ('coordsh plugin --help').
             """)
@@ -68,6 +71,94 @@ struct CoordshCommand: ParsableCommand {
         options.noHistory = noHistory
         options.passwordEnvironmentVariable = passwordEnvironmentVariable
         let status = MainActor.assumeIsolated { Shell(options: options).run() }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// `coordsh serve`: one app, a scene per client.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coordsh serve",
+        abstract: "Load the plugins and the database once and give every client on a Unix socket a scene of its own.",
+        discussion: """
+            The socket is $XDG_RUNTIME_DIR/coordsh/NAME.sock (without XDG_RUNTIME_DIR, \
+            /tmp/coordsh-UID/NAME.sock) unless --socket names one. Only your own uid may attach. \
+            Logs go to stderr. SIGTERM or SIGINT: no new clients, commands in flight finish, \
+            clients get a goodbye, the socket is removed, exit 0. Limits: the [serve] section \
+            of the config. The protocol: PROTOCOL.md.
+            """)
+
+    @Option(name: .customLong("socket"), help: ArgumentHelp("Listen on the Unix socket PATH.", valueName: "PATH"))
+    var socketPath: String?
+    @Option(name: .customLong("name"), help: ArgumentHelp("The server's name, for the default socket (default: default).", valueName: "NAME"))
+    var name: String?
+    @Option(name: .customLong("config"), help: ArgumentHelp("Read the configuration from FILE.", valueName: "FILE"))
+    var configPath: String?
+    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in FILE.", valueName: "FILE"))
+    var databasePath: String?
+    @Option(name: .customLong("plugin-dir"), help: ArgumentHelp("Also load plugins from DIR (repeatable).", valueName: "DIR"))
+    var pluginDirectories: [String] = []
+
+    func validate() throws {
+        if socketPath != nil, name != nil { throw ValidationError("give either --socket or --name, not both") }
+    }
+
+    func run() throws {
+        var options = Serve.Options()
+        options.socketPath = socketPath
+        options.name = name
+        options.configPath = configPath
+        options.databasePath = databasePath
+        options.pluginDirectories = pluginDirectories
+        let status = MainActor.assumeIsolated { Serve.run(options) }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// `coordsh connect`: the shell, attached to a new scene of a server.
+struct ConnectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coordsh connect",
+        abstract: "Attach to a coordsh server: the shell, in a scene of its own on the server's app.",
+        discussion: "Everything runs on the server; -c, -f, piped stdin, --json, --keep-going and the exit statuses work as in coordsh.")
+
+    @Option(name: .customLong("socket"), help: ArgumentHelp("The server's Unix socket.", valueName: "PATH"))
+    var socketPath: String?
+    @Option(name: .customLong("name"), help: ArgumentHelp("The server's name (default: default).", valueName: "NAME"))
+    var name: String?
+    @Option(name: .customShort("c"), help: ArgumentHelp("Run COMMAND and exit (repeatable).", valueName: "COMMAND"))
+    var commands: [String] = []
+    @Option(name: .customShort("f"), help: ArgumentHelp("Run the commands in FILE and exit.", valueName: "FILE"))
+    var scriptPath: String?
+    @Option(name: .customLong("config"), help: ArgumentHelp("Read the configuration (history file) from FILE.", valueName: "FILE"))
+    var configPath: String?
+    @Flag(name: .customLong("json"), help: "Print every command's result as one JSON document.")
+    var json = false
+    @Option(name: .customLong("open"), help: ArgumentHelp("Start at the page of a coordsh:// deep link.", valueName: "URL"))
+    var openURL: String?
+    @Option(name: .customLong("password-env"), help: ArgumentHelp("Answer password prompts from the environment variable VAR.", valueName: "VAR"))
+    var passwordEnvironmentVariable: String?
+    @Flag(name: .customLong("keep-going"), help: "In batch mode, run every command even after one fails.")
+    var keepGoing = false
+    @Flag(name: .customLong("no-history"), help: "Do not read or write the interactive history.")
+    var noHistory = false
+
+    func validate() throws {
+        if socketPath != nil, name != nil { throw ValidationError("give either --socket or --name, not both") }
+        if scriptPath != nil, !commands.isEmpty { throw ValidationError("give either -c or -f, not both") }
+    }
+
+    func run() throws {
+        var options = Shell.Options()
+        options.commands = commands
+        options.scriptPath = scriptPath
+        options.configPath = configPath
+        options.json = json
+        options.openURL = openURL
+        options.passwordEnvironmentVariable = passwordEnvironmentVariable
+        options.keepGoing = keepGoing
+        options.noHistory = noHistory
+        let status = MainActor.assumeIsolated { Shell(options: options).connect(socketPath: socketPath, name: name) }
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -175,7 +266,10 @@ func main<Command: ParsableCommand>(_ command: Command.Type, _ arguments: [Strin
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "plugin" {
-    main(PluginCommand.self, Array(arguments.dropFirst()))
+switch arguments.first {
+case "plugin": main(PluginCommand.self, Array(arguments.dropFirst()))
+case "serve": main(ServeCommand.self, Array(arguments.dropFirst()))
+case "connect": main(ConnectCommand.self, Array(arguments.dropFirst()))
+default: break
 }
 main(CoordshCommand.self, arguments)

@@ -1,0 +1,103 @@
+import Foundation
+
+/// What a client may send, parsed from a frame's object. Field names and meanings are those
+/// of PROTOCOL.md; anything else is a `ProtocolError` naming the field.
+public enum ClientRequest: Equatable, Sendable {
+    /// The first frame of every connection.
+    case hello(version: Int, client: String)
+    /// Runs one command line in the client's scene. `secrets` answers, in order, the password
+    /// prompts the command stopped at before (see `ServerReply.secret`).
+    case run(id: Int, line: String, secrets: [String])
+    /// Tab completion: candidates for `word`, the partial word at the end of `line`.
+    case complete(id: Int, line: String, word: String)
+    /// The client is leaving; the server closes the scene.
+    case bye
+
+    /// The longest command line a `run` may carry, in characters.
+    public static let maxLineLength = 64 * 1024
+
+    public static func parse(_ object: [String: Any]) throws(ProtocolError) -> ClientRequest {
+        let fields = Fields(object)
+        switch try fields.string("type") {
+        case "hello":
+            return .hello(version: try fields.int("version"), client: try fields.optionalString("client") ?? "")
+        case "run":
+            let line = try fields.string("line")
+            guard line.count <= maxLineLength else {
+                throw ProtocolError("request", "'line' is longer than \(maxLineLength) characters")
+            }
+            return .run(id: try fields.int("id"), line: line, secrets: try fields.optionalStrings("secrets") ?? [])
+        case "complete":
+            return .complete(id: try fields.int("id"), line: try fields.string("line"), word: try fields.optionalString("word") ?? "")
+        case "bye":
+            return .bye
+        case let other:
+            throw ProtocolError("request", "unknown request type '\(Fields.clip(other))'")
+        }
+    }
+
+    /// The frame object of this request (what a client sends).
+    public var object: [String: Any] {
+        switch self {
+        case .hello(let version, let client): ["type": "hello", "version": version, "client": client]
+        case .run(let id, let line, let secrets):
+            secrets.isEmpty ? ["type": "run", "id": id, "line": line] : ["type": "run", "id": id, "line": line, "secrets": secrets]
+        case .complete(let id, let line, let word): ["type": "complete", "id": id, "line": line, "word": word]
+        case .bye: ["type": "bye"]
+        }
+    }
+}
+
+/// Typed reads of a frame object's fields, each failure one line naming the field.
+struct Fields {
+    let object: [String: Any]
+    init(_ object: [String: Any]) { self.object = object }
+
+    func string(_ name: String) throws(ProtocolError) -> String {
+        guard let value = object[name] else { throw ProtocolError("request", "missing field '\(name)'") }
+        guard let text = value as? String else { throw ProtocolError("request", "field '\(name)' must be a string") }
+        return text
+    }
+
+    func optionalString(_ name: String) throws(ProtocolError) -> String? {
+        guard let value = object[name], !(value is NSNull) else { return nil }
+        guard let text = value as? String else { throw ProtocolError("request", "field '\(name)' must be a string") }
+        return text
+    }
+
+    func int(_ name: String) throws(ProtocolError) -> Int {
+        guard let value = object[name] else { throw ProtocolError("request", "missing field '\(name)'") }
+        // JSONSerialization gives every number and both booleans as NSNumber, and `true as?
+        // Int` succeeds; the number's own type code tells them apart ("c" is a boolean).
+        guard let number = value as? NSNumber, Self.isInteger(number), let integer = value as? Int else {
+            throw ProtocolError("request", "field '\(name)' must be an integer")
+        }
+        return integer
+    }
+
+    func optionalInt(_ name: String) throws(ProtocolError) -> Int? {
+        guard object[name] != nil else { return nil }
+        return try int(name)
+    }
+
+    func bool(_ name: String) throws(ProtocolError) -> Bool {
+        guard let number = object[name] as? NSNumber, String(cString: number.objCType) == "c", let value = object[name] as? Bool else {
+            throw ProtocolError("request", "field '\(name)' must be true or false")
+        }
+        return value
+    }
+
+    static func isInteger(_ number: NSNumber) -> Bool {
+        ["i", "q", "l", "s", "Q", "I", "L", "S"].contains(String(cString: number.objCType))
+    }
+
+    func optionalStrings(_ name: String) throws(ProtocolError) -> [String]? {
+        guard let value = object[name] else { return nil }
+        guard let list = value as? [Any], list.allSatisfy({ $0 is String }) else {
+            throw ProtocolError("request", "field '\(name)' must be a list of strings")
+        }
+        return list.compactMap { $0 as? String }
+    }
+
+    static func clip(_ text: String) -> String { ProtocolError.clip(text) }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Cuts a byte stream into frames: a 4-byte big-endian length, then that many bytes of one
+/// UTF-8 JSON object. Bytes may arrive in any pieces; the decoder keeps what it has not used.
+///
+/// Everything it is given comes from outside, so every rule is checked and a broken one is a
+/// `ProtocolError`, never a trap: a length of zero or above the cap (checked from the four
+/// header bytes, before any allocation), a body that is not JSON, JSON that is not an object.
+/// After an error the stream cannot be trusted any more; the caller closes it.
+public struct FrameDecoder {
+    private var buffer: [UInt8] = []
+    private var start = 0
+    public let maxFrameBytes: Int
+
+    public init(maxFrameBytes: Int = WireProtocol.maxFrameBytes) {
+        self.maxFrameBytes = maxFrameBytes
+    }
+
+    /// Bytes received and not yet cut into frames.
+    public var pendingBytes: Int { buffer.count - start }
+
+    public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        if start > 0, start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next whole frame's object, or nil until one has arrived.
+    public mutating func next() throws(ProtocolError) -> [String: Any]? {
+        guard let body = try nextBody() else { return nil }
+        return try Self.object(from: body)
+    }
+
+    /// The next whole frame's body bytes, or nil until one has arrived.
+    public mutating func nextBody() throws(ProtocolError) -> [UInt8]? {
+        guard pendingBytes >= WireProtocol.headerBytes else { return nil }
+        var length = 0
+        for i in 0..<WireProtocol.headerBytes { length = length << 8 | Int(buffer[start + i]) }
+        guard length > 0 else { throw ProtocolError("frame", "empty frame (length 0)") }
+        guard length <= maxFrameBytes else {
+            throw ProtocolError("frame_too_large", "frame of \(length) bytes is over the limit of \(maxFrameBytes)")
+        }
+        guard pendingBytes >= WireProtocol.headerBytes + length else { return nil }
+        let from = start + WireProtocol.headerBytes
+        let body = Array(buffer[from..<from + length])
+        start = from + length
+        return body
+    }
+
+    /// A frame body as a JSON object.
+    public static func object(from body: [UInt8]) throws(ProtocolError) -> [String: Any] {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(body), options: [])
+        } catch {
+            throw ProtocolError("json", "frame is not JSON (\(body.count) bytes)")
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw ProtocolError("json", "frame is JSON but not an object")
+        }
+        return object
+    }
+
+    /// One frame: the length prefix and the object as compact JSON.
+    public static func encode(_ object: [String: Any]) throws(ProtocolError) -> [UInt8] {
+        let data: Data
+        do {
+            data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        } catch {
+            throw ProtocolError("internal", "a reply could not be written as JSON")
+        }
+        guard data.count <= WireProtocol.maxFrameBytes else {
+            throw ProtocolError("frame_too_large", "a reply of \(data.count) bytes is over the frame limit of \(WireProtocol.maxFrameBytes)")
+        }
+        let n = UInt32(data.count)
+        return [UInt8(n >> 24 & 0xff), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + [UInt8](data)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// What the server sends: answers to requests (`result`, `secret`, `completions`) and what it
+/// pushes unasked (`event`, `goodbye`). Built by the server, parsed by `coordsh connect`.
+public enum ServerReply: Sendable {
+    /// The answer to `hello`: the client's new scene.
+    case hello(Hello)
+    /// The answer to `run`.
+    case result(RunResult)
+    /// The command stopped at a password prompt; ask the person and send the same `run` again
+    /// with the answer appended to `secrets`.
+    case secret(id: Int, prompt: String, confirm: Bool)
+    case completions(id: Int, candidates: [String])
+    /// Something the client's person should see now: a plugin dropped in, a replay.
+    case event(Notice)
+    /// A broken rule or a refusal; the server closes the connection after it unless the
+    /// request had an id (then only that request failed).
+    case error(id: Int?, code: String, message: String)
+    /// The server is closing this connection (shutting down, or the client was too slow).
+    case goodbye(reason: String)
+
+    public struct Hello: Sendable, Equatable {
+        public let version: Int
+        public let server: String
+        public let scene: String
+        public let pid: Int
+        /// The scene's first page (the configured home) and its text, for the prompt and an
+        /// interactive start.
+        public let route: String?
+        public let page: [String]
+        public init(version: Int, server: String, scene: String, pid: Int, route: String?, page: [String]) {
+            self.version = version
+            self.server = server
+            self.scene = scene
+            self.pid = pid
+            self.route = route
+            self.page = page
+        }
+    }
+
+    /// A note (or a warning, for a message that will never be delivered).
+    public struct Notice: Sendable, Equatable {
+        public let text: String
+        public let warning: Bool
+        public init(text: String, warning: Bool) {
+            self.text = text
+            self.warning = warning
+        }
+    }
+
+    /// One command's outcome, as the shell would print it: text lines, the `--json` document,
+    /// notices, and the exit status with the error line for a failure.
+    public struct RunResult: @unchecked Sendable {
+        public let id: Int
+        public let status: Int
+        public let lines: [String]
+        /// Exactly what `coordsh --json` prints for the command (nil when it prints nothing).
+        /// JSON values only; `@unchecked Sendable` because Foundation's JSON values are untyped.
+        public let document: [String: Any]?
+        public let notices: [Notice]
+        public let error: (code: String, message: String)?
+        /// The route of the scene's page after the command, for the prompt.
+        public let route: String?
+        /// The command was `quit`.
+        public let quit: Bool
+        /// The line carried a value declared secret (a card number): keep it out of history.
+        public let secret: Bool
+
+        public init(
+            id: Int, status: Int, lines: [String], document: [String: Any]?, notices: [Notice],
+            error: (code: String, message: String)?, route: String?, quit: Bool, secret: Bool
+        ) {
+            self.secret = secret
+            self.id = id
+            self.status = status
+            self.lines = lines
+            self.document = document
+            self.notices = notices
+            self.error = error
+            self.route = route
+            self.quit = quit
+        }
+    }
+
+    /// The frame object.
+    public var object: [String: Any] {
+        switch self {
+        case .hello(let h):
+            return ["type": "hello", "version": h.version, "server": h.server, "scene": h.scene, "pid": h.pid,
+                    "route": h.route ?? NSNull(), "page": h.page]
+        case .result(let r):
+            var o: [String: Any] = [
+                "type": "result", "id": r.id, "ok": r.error == nil, "status": r.status, "lines": r.lines,
+                "notices": r.notices.map { ["text": $0.text, "warning": $0.warning] }, "quit": r.quit, "secret": r.secret,
+            ]
+            o["document"] = r.document ?? NSNull()
+            o["route"] = r.route ?? NSNull()
+            if let error = r.error { o["error"] = ["code": error.code, "message": error.message] }
+            return o
+        case .secret(let id, let prompt, let confirm):
+            return ["type": "secret", "id": id, "prompt": prompt, "confirm": confirm]
+        case .completions(let id, let candidates):
+            return ["type": "completions", "id": id, "candidates": candidates]
+        case .event(let notice):
+            return ["type": "event", "text": notice.text, "warning": notice.warning]
+        case .error(let id, let code, let message):
+            var o: [String: Any] = ["type": "error", "code": code, "message": message]
+            if let id { o["id"] = id }
+            return o
+        case .goodbye(let reason):
+            return ["type": "goodbye", "reason": reason]
+        }
+    }
+
+    /// Reads a frame the server sent. A client must not trust it blindly either: a field of
+    /// the wrong type is a `ProtocolError`.
+    public static func parse(_ object: [String: Any]) throws(ProtocolError) -> ServerReply {
+        let f = Fields(object)
+        switch try f.string("type") {
+        case "hello":
+            return .hello(Hello(version: try f.int("version"), server: try f.optionalString("server") ?? "",
+                                scene: try f.string("scene"), pid: try f.optionalInt("pid") ?? 0,
+                                route: try f.optionalString("route"), page: try f.optionalStrings("page") ?? []))
+        case "result":
+            var error: (code: String, message: String)?
+            if let e = object["error"] as? [String: Any] {
+                let ef = Fields(e)
+                error = (try ef.string("code"), try ef.string("message"))
+            }
+            let notices = try (object["notices"] as? [Any] ?? []).map { item throws(ProtocolError) -> Notice in
+                guard let n = item as? [String: Any] else { throw ProtocolError("reply", "a notice must be an object") }
+                return Notice(text: try Fields(n).string("text"), warning: try Fields(n).bool("warning"))
+            }
+            return .result(RunResult(
+                id: try f.int("id"), status: try f.int("status"), lines: try f.optionalStrings("lines") ?? [],
+                document: object["document"] as? [String: Any], notices: notices, error: error,
+                route: try f.optionalString("route"), quit: (object["quit"] as? Bool) ?? false,
+                secret: (object["secret"] as? Bool) ?? false))
+        case "secret":
+            return .secret(id: try f.int("id"), prompt: try f.string("prompt"), confirm: try f.bool("confirm"))
+        case "completions":
+            return .completions(id: try f.int("id"), candidates: try f.optionalStrings("candidates") ?? [])
+        case "event":
+            return .event(Notice(text: try f.string("text"), warning: (object["warning"] as? Bool) ?? false))
+        case "error":
+            return .error(id: try f.optionalInt("id"), code: try f.string("code"), message: try f.string("message"))
+        case "goodbye":
+            return .goodbye(reason: try f.optionalString("reason") ?? "")
+        case let other:
+            throw ProtocolError("reply", "unknown reply type '\(Fields.clip(other))'")
+        }
+    }
+}

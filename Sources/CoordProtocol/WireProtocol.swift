@@ -1,0 +1,42 @@
+/// The constants of the client protocol of `coordsh serve` (see PROTOCOL.md): every side —
+/// the server, `coordsh connect`, a client in another language — agrees on these.
+public enum WireProtocol {
+    /// The protocol version a `hello` carries. A peer that speaks another one is answered with
+    /// an error frame naming both, then closed.
+    public static let version = 1
+    /// The largest frame body, in bytes. The length is checked before anything is allocated.
+    public static let maxFrameBytes = 1 << 20
+    /// Bytes of the length prefix (unsigned, big-endian).
+    public static let headerBytes = 4
+
+    /// The folder servers listen in: `$XDG_RUNTIME_DIR/coordsh`, else `/tmp/coordsh-UID`.
+    public static func defaultFolder(environment: [String: String], uid: UInt32) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/coordsh" }
+        return "/tmp/coordsh-\(uid)"
+    }
+
+    /// The socket of the server named `name` (`default` when nil).
+    public static func defaultSocket(name: String?, environment: [String: String], uid: UInt32) -> String {
+        "\(defaultFolder(environment: environment, uid: uid))/\(name ?? "default").sock"
+    }
+}
+
+/// A broken rule of the protocol: one line for the peer and the log, with a stable code.
+public struct ProtocolError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let code: String
+    public let message: String
+
+    public init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// A peer's text as it may appear in an error line or the log: one line, at most 40
+    /// characters.
+    public static func clip(_ text: String) -> String {
+        let flat = text.map { $0.isNewline || $0 == "\t" ? " " : $0 }
+        return flat.count > 40 ? String(flat.prefix(40)) + "…" : String(flat)
+    }
+}

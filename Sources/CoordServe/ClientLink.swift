@@ -1,0 +1,33 @@
+import CoordProtocol
+import NIOCore
+
+/// The server's handle on one client connection, usable from the main actor: who the peer is
+/// and how to send it a frame. Writes hop to the connection's event loop by themselves.
+struct ClientLink: Sendable {
+    let id: Int
+    let channel: any Channel
+    let pid: Int32
+    let uid: UInt32
+
+    /// Sends one frame. A reply that cannot be encoded becomes an error frame, never a trap.
+    func send(_ reply: ServerReply) {
+        let bytes: [UInt8]
+        do {
+            bytes = try FrameDecoder.encode(reply.object)
+        } catch {
+            guard let fallback = try? FrameDecoder.encode(ServerReply.error(id: nil, code: error.code, message: error.message).object) else { return }
+            bytes = fallback
+        }
+        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+    }
+
+    /// Sends a last frame, then closes once it is written.
+    func sendAndClose(_ reply: ServerReply) {
+        guard let bytes = try? FrameDecoder.encode(reply.object) else {
+            channel.close(promise: nil)
+            return
+        }
+        let channel = self.channel
+        channel.writeAndFlush(ByteBuffer(bytes: bytes)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}

@@ -1,0 +1,158 @@
+import CoordProtocol
+import CoordRuntime
+import CoordSDK
+import CoordShell
+import Foundation
+import Logging
+
+/// The app side of `coordsh serve`, on the main actor: one scene per attached client, each
+/// request run in its client's scene, replies and pushes sent back.
+@MainActor
+final class Server {
+    struct Client {
+        let link: ClientLink
+        let session: Session
+        let secrets: RemoteSecrets
+    }
+
+    let host: AppHost
+    let logger: Logger
+    let settings: Config.ServeSettings
+    /// Keys this server's guest carts apart from another server's on the same database.
+    let guestTag: String
+    private(set) var clients: [Int: Client] = [:]
+    /// Set by SIGTERM: requests still arriving are refused, in-flight ones finish.
+    private(set) var draining = false
+    /// Requests run since start.
+    private(set) var handled = 0
+    /// The plugin folders' watch, kept for the server's life.
+    var pluginWatch: (watcher: PluginWatcher, source: any DispatchSourceRead)?
+
+    init(host: AppHost, logger: Logger, settings: Config.ServeSettings) {
+        self.host = host
+        self.logger = logger
+        self.settings = settings
+        self.guestTag = "\(getpid())-\(Int(Date().timeIntervalSince1970))"
+        host.onAppEvent = { [unowned self] event in broadcast(.init(text: event.description, warning: event.isFailure)) }
+    }
+
+    // MARK: Connections
+
+    /// A client said hello: give it a scene, or refuse it when the server is full or closing.
+    func open(_ link: ClientLink) {
+        if draining {
+            link.sendAndClose(.goodbye(reason: "the server is shutting down"))
+            return
+        }
+        guard clients.count < settings.maxClients else {
+            logger.notice("client \(link.id) (pid \(link.pid)) refused: \(clients.count) clients attached, the limit is \(settings.maxClients)")
+            link.sendAndClose(.error(id: nil, code: "server_full", message: "the server has \(settings.maxClients) clients, its limit ([serve] max_clients); try again later"))
+            return
+        }
+        let secrets = RemoteSecrets()
+        let session = host.openSession(
+            identifier: "c\(link.id)",
+            guestCart: GuestCart(owner: .guest("guest:\(guestTag):\(link.id)"), endsWithScene: true),
+            secrets: secrets, peer: Session.Peer(pid: link.pid, uid: link.uid))
+        clients[link.id] = Client(link: link, session: session, secrets: secrets)
+        var page: [String] = []
+        if let home = host.config.home, let request = try? RouteRequest.parse(home),
+            host.app.features.feature(named: request.feature) != nil {
+            page = session.run("open \(RouteRequest.quoteWord(home))").result.lines
+        }
+        logger.info("client \(link.id) connected: pid \(link.pid), scene \(session.scene.identifier), \(clients.count) attached")
+        link.send(.hello(.init(
+            version: WireProtocol.version, server: "coordsh", scene: session.scene.identifier, pid: Int(getpid()),
+            route: session.currentRoute, page: page)))
+    }
+
+    /// The connection ended (the client left, was killed, or was dropped): close its scene.
+    func close(_ link: ClientLink) {
+        guard let client = clients.removeValue(forKey: link.id) else { return }
+        let events = host.closeSession(client.session)
+        let dropped = events.filter(\.isFailure)
+        for event in dropped { logger.notice("client \(link.id): \(event)") }
+        logger.info("client \(link.id) disconnected: scene \(client.session.scene.identifier) closed\(dropped.isEmpty ? "" : ", \(dropped.count) queued message\(dropped.count == 1 ? "" : "s") dropped"), \(clients.count) attached")
+    }
+
+    // MARK: Requests
+
+    func handle(_ request: ClientRequest, from link: ClientLink) {
+        guard let client = clients[link.id] else { return }
+        switch request {
+        case .run(let id, let line, let answers):
+            if draining {
+                link.send(.error(id: id, code: "shutting_down", message: "the server is shutting down; the command was not run"))
+                return
+            }
+            handled += 1
+            client.secrets.begin(with: answers)
+            let reply = client.session.run(line)
+            if let needed = client.secrets.pending, answers.count < 8 {
+                link.send(.secret(id: id, prompt: needed.prompt, confirm: needed.confirm))
+            } else {
+                link.send(.result(Self.result(id: id, line: line, reply, session: client.session)))
+            }
+            client.secrets.begin(with: [])
+            pushPending(except: link.id)
+        case .complete(let id, let line, let word):
+            link.send(.completions(id: id, candidates: client.session.completions(line: line, word: word)))
+            return
+        case .bye:
+            link.channel.close(promise: nil)
+        case .hello:
+            break  // the handler answers a second hello itself
+        }
+    }
+
+    static func result(id: Int, line: String, _ reply: Reply, session: Session) -> ServerReply.RunResult {
+        ServerReply.RunResult(
+            id: id, status: Int(reply.status), lines: reply.error == nil ? reply.result.lines : [],
+            document: reply.document,
+            notices: reply.notices.map { .init(text: $0.text, warning: $0.isWarning) },
+            error: reply.error.map { ($0.code, $0.message) }, route: session.currentRoute, quit: reply.result.quit,
+            secret: session.isSecret(line))
+    }
+
+    // MARK: Pushes
+
+    /// Sends every client a notice (a plugin loaded, an app-wide event).
+    func broadcast(_ notice: ServerReply.Notice) {
+        for client in clients.values { client.link.send(.event(notice)) }
+    }
+
+    /// Events that happened in other scenes because of this command (a plugin it loaded
+    /// replayed their waiting messages) are told to their clients now, not at their next command.
+    func pushPending(except id: Int?) {
+        for (key, client) in clients where key != id {
+            for event in client.session.drainEvents() {
+                client.link.send(.event(.init(text: event.description, warning: event.isFailure)))
+            }
+        }
+    }
+
+    /// A plugin folder changed: load what arrived, tell every client, and what it replayed.
+    func pickUpDroppedPlugins() {
+        let (loaded, refused) = host.loader.rescan()
+        for plugin in loaded {
+            logger.info("loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)")
+            broadcast(.init(text: "loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)", warning: false))
+        }
+        for refusal in refused {
+            logger.warning("\(refusal.description)")
+            broadcast(.init(text: refusal.description, warning: true))
+        }
+        pushPending(except: nil)
+    }
+
+    // MARK: Shutdown
+
+    func beginDrain() {
+        draining = true
+    }
+
+    /// Says goodbye to every client; their connections close once it is written.
+    func goodbyeAll(_ reason: String) {
+        for client in clients.values { client.link.sendAndClose(.goodbye(reason: reason)) }
+    }
+}

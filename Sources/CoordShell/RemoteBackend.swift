@@ -1,0 +1,127 @@
+import CoordProtocol
+import CoordRuntime
+import CoordSDK
+import Foundation
+
+/// The shell's session on a scene of a `coordsh serve`: every line goes over the socket and
+/// comes back as the same `Reply` the shell prints for a local one.
+@MainActor
+final class RemoteBackend: ShellBackend {
+    let connection: ServerConnection
+    let hello: ServerReply.Hello
+    /// Answers the server's password prompts here, at this terminal or from `--password-env`;
+    /// only the answer crosses the socket, in the request that needs it.
+    let secrets: SecretPrompt
+    private(set) var route: String?
+    /// The last line run and whether the server found a secret value in it.
+    private var lastSecret: (line: String, secret: Bool)?
+
+    init(path: String, secrets: SecretPrompt) throws {
+        connection = try ServerConnection(path: path)
+        self.secrets = secrets
+        try connection.write(.hello(version: WireProtocol.version, client: "coordsh connect"))
+        switch try connection.receive() {
+        case .hello(let hello):
+            self.hello = hello
+        case .error(_, _, let message):
+            throw ServerConnection.Failure(description: "the server at \(path) refused: \(message)")
+        case .goodbye(let reason):
+            throw ServerConnection.Failure(description: "the server at \(path) refused: \(reason)")
+        default:
+            throw ServerConnection.Failure(description: "the server at \(path) did not answer hello")
+        }
+        route = hello.route
+    }
+
+    func run(_ line: String) -> Reply {
+        let id = connection.newID()
+        var answers: [String] = []
+        do {
+            while true {
+                try connection.write(.run(id: id, line: line, secrets: answers))
+                switch try connection.answer(to: id) {
+                case .secret(_, let prompt, let confirm):
+                    do {
+                        answers.append(try secrets.secret(prompt, confirm: confirm))
+                    } catch {
+                        return Reply(error: ShellError("\(error)", code: "failed", status: .failure))
+                    }
+                case .result(let result):
+                    route = result.route
+                    lastSecret = (line, result.secret)
+                    return Self.reply(result)
+                case .error(_, let code, let message):
+                    return Reply(error: ShellError(message, code: code, status: .failure))
+                default:
+                    return Reply(error: ShellError("the server answered out of turn", code: "protocol", status: .failure))
+                }
+            }
+        } catch {
+            // The connection is gone: say so once and end the session (batch mode exits 1).
+            var reply = Reply(error: ShellError("\(error)", code: "connection", status: .failure))
+            reply.result.quit = true
+            return reply
+        }
+    }
+
+    /// The reply as the server's own shell would have printed it.
+    static func reply(_ result: ServerReply.RunResult) -> Reply {
+        let notices = result.notices.map { Reply.Notice(text: $0.text, isWarning: $0.warning) }
+        if let error = result.error {
+            let status: ShellError.Status = result.status == 2 ? .usage : .failure
+            var reply = Reply(notices: notices, error: ShellError(error.message, code: error.code, status: status))
+            reply.result.quit = result.quit
+            return reply
+        }
+        var document = result.document ?? [:]
+        document["ok"] = nil
+        document["events"] = nil
+        var commandResult = CommandResult(lines: result.lines, json: document)
+        commandResult.quit = result.quit
+        return Reply(result: commandResult, notices: notices)
+    }
+
+    func completions(line: String, word: String) -> [String] {
+        let id = connection.newID()
+        guard (try? connection.write(.complete(id: id, line: line, word: word))) != nil,
+            case .completions(_, let candidates)? = try? connection.answer(to: id)
+        else { return [] }
+        return candidates
+    }
+
+    func isSecret(_ line: String) -> Bool {
+        guard let lastSecret, lastSecret.line == line else { return false }
+        return lastSecret.secret
+    }
+
+    var startPage: [String]? { hello.page.isEmpty ? nil : hello.page }
+    var watchDescriptor: Int32? { connection.descriptor }
+
+    func takePushed() -> [Reply.Notice] {
+        connection.takePushed().map { Reply.Notice(text: $0.text, isWarning: $0.warning) }
+    }
+}
+
+extension Shell {
+    /// `coordsh connect`: the same shell, attached to a new scene of the server at `socketPath`.
+    public func connect(socketPath: String?, name: String?) -> Int32 {
+        let config: Config
+        do {
+            config = try ConfigDiscovery.load(option: options.configPath)
+        } catch {
+            printError("\(error)", code: "config")
+            return ShellError.Status.usage.rawValue
+        }
+        options.historyPath = options.historyPath ?? config.expandedHistoryPath()
+        let path = socketPath ?? WireProtocol.defaultSocket(name: name, environment: ProcessInfo.processInfo.environment, uid: getuid())
+        options.promptName = "coordsh@\(name ?? (socketPath.map { ($0 as NSString).lastPathComponent } ?? "default"))"
+        let backend: RemoteBackend
+        do {
+            backend = try RemoteBackend(path: path, secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable))
+        } catch {
+            printError("\(error)", code: "connection")
+            return ShellError.Status.failure.rawValue
+        }
+        return drive(backend)
+    }
+}

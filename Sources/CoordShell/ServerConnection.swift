@@ -1,0 +1,140 @@
+import CoordProtocol
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `coordsh connect`'s end of the socket: blocking frames out and in, on the main thread (a
+/// client serves one person), with what the server pushes unasked kept for the prompt.
+final class ServerConnection {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let descriptor: Int32
+    let path: String
+    private var decoder = FrameDecoder()
+    private var nextID = 0
+    /// What the server pushed while we waited for something else.
+    private(set) var pushed: [ServerReply.Notice] = []
+    /// Set once the server said goodbye or the connection broke.
+    private(set) var closedReason: String?
+
+    /// Connects to the server at `path` and says hello.
+    init(path: String) throws {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            throw Failure(description: "socket path \(path) is too long")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw Failure(description: "cannot connect to a coordsh server at \(path): \(reason) (start one with 'coordsh serve')")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func newID() -> Int {
+        nextID += 1
+        return nextID
+    }
+
+    func write(_ request: ClientRequest) throws {
+        let bytes: [UInt8]
+        do {
+            bytes = try FrameDecoder.encode(request.object)
+        } catch {
+            throw Failure(description: error.message)
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw lost(String(cString: strerror(errno)))
+            }
+            offset += written
+        }
+    }
+
+    /// The next frame, waiting for it.
+    func receive() throws -> ServerReply {
+        while true {
+            do {
+                if let object = try decoder.next() { return try ServerReply.parse(object) }
+            } catch {
+                throw lost("the server sent a broken frame: \(error.message)")
+            }
+            try fill(blocking: true)
+        }
+    }
+
+    /// Waits for the answer to request `id`, keeping pushed events for later.
+    func answer(to id: Int) throws -> ServerReply {
+        while true {
+            let reply = try receive()
+            switch reply {
+            case .event(let notice):
+                pushed.append(notice)
+            case .goodbye(let reason):
+                throw lost(reason.isEmpty ? "the server closed the connection" : reason)
+            case .error(nil, _, let message):
+                throw lost(message)
+            default:
+                return reply
+            }
+        }
+    }
+
+    /// Reads whatever has arrived without waiting, and returns the events pushed so far.
+    func takePushed() -> [ServerReply.Notice] {
+        if closedReason == nil {
+            try? fill(blocking: false)
+            while let object = try? decoder.next(), let reply = try? ServerReply.parse(object) {
+                switch reply {
+                case .event(let notice): pushed.append(notice)
+                case .goodbye(let reason): pushed.append(.init(text: "server: \(reason)", warning: true)); closedReason = reason
+                case .error(_, _, let message): pushed.append(.init(text: "server: \(message)", warning: true))
+                default: break
+                }
+            }
+        }
+        defer { pushed.removeAll() }
+        return pushed
+    }
+
+    private func fill(blocking: Bool) throws {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, blocking ? 0 : Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                decoder.append(buffer[0..<count])
+                return
+            }
+            if count == 0 { throw lost("the server closed the connection") }
+            if errno == EINTR { continue }
+            if !blocking, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            throw lost(String(cString: strerror(errno)))
+        }
+    }
+
+    private func lost(_ reason: String) -> Failure {
+        closedReason = closedReason ?? reason
+        return Failure(description: "connection to the server at \(path) lost: \(reason)")
+    }
+}
