@@ -83,5 +83,6 @@ let package = Package(
         .testTarget(name: "ShopTests", dependencies: [sdk, "CoordRuntime", "CoordData", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport"], exclude: ["client.py"]),
     ]
 )

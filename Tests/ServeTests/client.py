@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""A coordsh serve client written from PROTOCOL.md alone, and the protocol checks run with it.
+
+Usage: client.py SOCKET DATABASE   (the server runs with max_clients=20, handshake_timeout=1,
+outbound_limit=65536). Exits 0 when every check passed; prints the failing check otherwise.
+"""
+import json, os, socket, sqlite3, struct, sys, threading, time
+
+SOCKET, DATABASE = sys.argv[1], sys.argv[2]
+VERSION = 1
+
+
+class Client:
+    def __init__(self, hello=True, version=VERSION):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(SOCKET)
+        self.buffer = b""
+        self.next_id = 0
+        self.events = []
+        if hello:
+            self.send({"type": "hello", "version": version, "client": "client.py"})
+            self.hello = self.receive()
+
+    def send(self, obj):
+        body = json.dumps(obj).encode()
+        self.sock.sendall(struct.pack(">I", len(body)) + body)
+
+    def receive(self, timeout=10):
+        self.sock.settimeout(timeout)
+        while True:
+            if len(self.buffer) >= 4:
+                (n,) = struct.unpack(">I", self.buffer[:4])
+                if len(self.buffer) >= 4 + n:
+                    body, self.buffer = self.buffer[4:4 + n], self.buffer[4 + n:]
+                    return json.loads(body)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return None  # closed
+            self.buffer += chunk
+
+    def request(self, obj):
+        self.next_id += 1
+        obj["id"] = self.next_id
+        self.send(obj)
+        while True:
+            reply = self.receive()
+            if reply is None or reply.get("type") != "event":
+                return reply
+            self.events.append(reply)
+
+    def run(self, line, secrets=None):
+        req = {"type": "run", "line": line}
+        if secrets:
+            req["secrets"] = secrets
+        return self.request(req)
+
+    def close(self):
+        self.sock.close()
+
+
+def check(condition, what, detail=None):
+    if not condition:
+        print(f"FAILED: {what}" + (f": {detail!r}" if detail is not None else ""))
+        sys.exit(1)
+    print(f"ok: {what}")
+
+
+def login(client, email):
+    """Creates, confirms and logs in `email`, answering the password prompts."""
+    reply = client.run(f"account create {email}")
+    check(reply["type"] == "secret" and reply["confirm"] is True, "a new password is asked for, to be confirmed", reply)
+    reply = client.run(f"account create {email}", ["pass-" + email])
+    check(reply["type"] == "result" and reply["ok"], f"account {email} created", reply)
+    outbox = client.run("account outbox")["document"]["page"]["lines"]
+    code = [l for l in outbox if email in l or "code is" in l][-1].split("code is ")[1].split(".")[0]
+    check(client.run(f"account confirm {code}")["ok"], f"account {email} confirmed")
+    reply = client.run(f"account login {email}")
+    check(reply["type"] == "secret" and reply["confirm"] is False, "login asks for the password")
+    reply = client.run(f"account login {email}", ["pass-" + email])
+    check(reply["ok"] and "logged in as " + email in reply["notices"][0]["text"], f"{email} logged in", reply)
+
+
+# 1. The handshake and a command: the same JSON document --json prints.
+a = Client()
+check(a.hello["type"] == "hello" and a.hello["version"] == VERSION and a.hello["scene"].startswith("c"), "hello names the new scene", a.hello)
+r = a.run("cart add 3 2")
+check(r["type"] == "result" and r["ok"] and r["status"] == 0, "cart add runs", r)
+check(r["document"]["page"]["route"] == "cart/cart" and r["document"]["ok"] is True, "the result carries the --json document", r["document"])
+check(r["route"] == "cart/cart", "the result carries the scene's route for the prompt")
+r = a.run("cart frobnicate")
+check(not r["ok"] and r["status"] == 2 and r["error"]["code"] == "unknown_verb", "a usage error has status 2 and a code", r)
+r = a.request({"type": "complete", "line": "cart a", "word": "a"})
+check(r["type"] == "completions" and "add" in r["candidates"], "completion is answered from what is registered", r)
+
+# 2. Two scenes, two users, each cart its own; the guest carts apart.
+b = Client()
+check("(empty)" in b.run("cart show")["lines"], "a new scene's guest cart is empty, not the other client's")
+login(a, "ann@example.com")
+login(b, "bob@example.com")
+a.run("cart add 5")
+b.run("cart add 7 4")
+cart_a = a.run("cart show")["document"]["page"]["lines"]
+cart_b = b.run("cart show")["document"]["page"]["lines"]
+check(any("#3" in l for l in cart_a) and any("#5" in l for l in cart_a) and not any("#7" in l for l in cart_a), "ann's cart has her guest lines merged and her own", cart_a)
+check(any("#7" in l and "4 ×" in l for l in cart_b) and not any("#3" in l for l in cart_b), "bob's cart is his alone", cart_b)
+scenes = a.run("scenes")["document"]["scenes"]
+users = sorted(s.get("user") or "" for s in scenes)
+check("ann@example.com" in users and "bob@example.com" in users, "scenes lists both users", scenes)
+check(a.run("where")["document"]["route"] == "cart/cart", "where answers for the caller's own scene")
+
+# 3. A checkout waiting for login in a scene whose client is killed: only that scene is dropped.
+c = Client()
+c.run("cart add 1")
+r = c.run("cart checkout")
+check(r["ok"] and any("waiting" in n["text"] for n in r["notices"]), "a guest checkout waits for a login", r)
+c.sock.shutdown(socket.SHUT_RDWR)
+c.close()
+time.sleep(0.3)
+check(a.run("cart show")["ok"], "the other scenes are not disturbed by a client killed mid-checkout")
+
+# 4. Faults: each answered with an error frame, then closed; the server keeps serving.
+def fault(name, raw=None, obj=None, hello=False, expect_code=None, wait=10):
+    s = Client(hello=hello)
+    if raw is not None:
+        s.sock.sendall(raw)
+    if obj is not None:
+        s.send(obj)
+    reply = s.receive(timeout=wait)
+    check(reply is not None and reply["type"] == "error" and (expect_code is None or reply["code"] == expect_code), name, reply)
+    check(s.receive(timeout=wait) is None, name + ": then the connection is closed")
+    s.close()
+
+fault("garbage bytes (an HTTP request)", raw=b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", expect_code="frame_too_large")
+fault("a frame over 1 MiB is refused from its header", raw=struct.pack(">I", 2 << 20), expect_code="frame_too_large")
+fault("a frame that is not JSON", raw=struct.pack(">I", 5) + b"hello", expect_code="json")
+fault("a first frame that is not hello", obj={"type": "run", "id": 1, "line": "help"}, expect_code="handshake")
+fault("a wrong protocol version names both", obj={"type": "hello", "version": 99}, expect_code="version")
+fault("a field of the wrong type", obj={"type": "hello", "version": "1"}, expect_code="request")
+fault("no hello within the handshake timeout", expect_code="handshake_timeout", wait=5)
+s = Client(hello=False)
+s.sock.sendall(struct.pack(">I", 100) + b"{\"type\":")  # cut short, then gone
+s.close()
+d = Client()
+v = Client(hello=False)
+v.send({"type": "hello", "version": 99})
+err = v.receive()
+check("server speaks 1" in err["message"] and "speaks 99" in err["message"], "the version error names both versions", err)
+check(d.run("echo still here")["lines"] == ["still here"], "after every fault the server still answers")
+
+# 5. A client that never reads is dropped and blocks nobody.
+slow = Client()
+for i in range(4000):
+    try:
+        slow.send({"type": "run", "id": i + 1, "line": "help"})
+    except OSError:
+        break
+time.sleep(1)
+check(d.run("echo not blocked")["ok"], "a client that stopped reading does not block the others")
+
+# 6. The client limit: max_clients=20 in this server's config.
+extra = []
+while True:
+    e = Client(hello=False)
+    e.send({"type": "hello", "version": VERSION})
+    reply = e.receive()
+    if reply["type"] != "hello":
+        check(reply["type"] == "error" and reply["code"] == "server_full", "the client over the limit is refused", reply)
+        break
+    extra.append(e)
+    check(len(extra) < 30, "the client limit holds")
+for e in extra:
+    e.close()
+time.sleep(0.3)
+
+# 7. 16 clients x 500 commands at once: every line there, totals exact.
+errors = []
+def worker(n):
+    try:
+        w = Client()
+        for i in range(500):
+            r = w.run(f"cart add {1 + i % 5}")
+            if not r or not r.get("ok"):
+                errors.append((n, i, r)); return
+        lines = w.run("cart show")["document"]["page"]["lines"]
+        for pid in range(1, 6):
+            if not any(f"#{pid} " in l and "100 ×" in l for l in lines):
+                errors.append((n, "lines", lines)); return
+        w.close()
+    except Exception as e:  # noqa
+        errors.append((n, repr(e)))
+threads = [threading.Thread(target=worker, args=(n,)) for n in range(16)]
+started = time.time()
+for t in threads: t.start()
+for t in threads: t.join()
+check(not errors, f"16 clients x 500 cart commands ({time.time() - started:.1f} s): every line present, every total exact", errors[:3])
+time.sleep(1)
+db = sqlite3.connect(DATABASE)
+check(db.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "PRAGMA integrity_check is ok")
+left = db.execute("SELECT count(*) FROM cart_lines WHERE owner LIKE 'guest:%'").fetchone()[0]
+check(left == 0, "no guest cart is left: the leavers' went with their scenes, ann's was merged at login", left)
+print("all protocol checks passed")
