@@ -31,6 +31,7 @@ Commands:
   tree                         the coordinator tree
   deps                         what AppDependency holds at the current coordinator
   queue                        queued messages per coordinator
+  scenes                       the open scenes: one per terminal or client of the app
   trace COMMAND…               run a command and show every hop of its message
   config                       which config file is in force, every value and where it came from
   echo TEXT                    print TEXT (for scripts)
@@ -52,3 +53,5 @@ pages:
   cart/cart                          what is in the cart
   cart/checkout key:string           review the order before paying
   cart/offer code:string             what a promo code gives
+$ scenes
+terminal   pid {{*}}
