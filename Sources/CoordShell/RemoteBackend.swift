@@ -1,5 +1,4 @@
 import CoordProtocol
-import CoordRuntime
 import CoordSDK
 import Foundation
 
@@ -105,14 +104,7 @@ final class RemoteBackend: ShellBackend {
 extension Shell {
     /// `coordsh connect`: the same shell, attached to a new scene of the server at `socketPath`.
     public func connect(socketPath: String?, name: String?) -> Int32 {
-        let config: Config
-        do {
-            config = try ConfigDiscovery.load(option: options.configPath)
-        } catch {
-            printError("\(error)", code: "config")
-            return ShellError.Status.usage.rawValue
-        }
-        options.historyPath = options.historyPath ?? config.expandedHistoryPath()
+        guard loadConfig() != nil else { return ShellError.Status.usage.rawValue }
         let path = socketPath ?? WireProtocol.defaultSocket(name: name, environment: ProcessInfo.processInfo.environment, uid: getuid())
         options.promptName = "coordsh@\(name ?? (socketPath.map { ($0 as NSString).lastPathComponent } ?? "default"))"
         let backend: RemoteBackend

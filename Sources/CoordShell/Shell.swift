@@ -48,14 +48,7 @@ public final class Shell {
     /// Runs to the end and returns the process exit status: 0 when every command succeeded,
     /// otherwise the status of the first failing one (batch mode stops there).
     public func run() -> Int32 {
-        let config: Config
-        do {
-            config = try ConfigDiscovery.load(option: options.configPath)
-        } catch {
-            printError("\(error)", code: "config")
-            return ShellError.Status.usage.rawValue
-        }
-        options.historyPath = options.historyPath ?? config.expandedHistoryPath()
+        guard let config = loadConfig() else { return ShellError.Status.usage.rawValue }
         let host = AppHost(config: config, databaseOverride: options.databasePath)
         let report = host.start(
             extraPluginDirectories: options.pluginDirectories,
@@ -83,6 +76,19 @@ public final class Shell {
             _ = try? session.open(request, trace: nil)
         }
         return drive(LocalBackend(session: session, watcher: watcher))
+    }
+
+    /// The configuration in force (a bad one is printed as one line: nil), with the history
+    /// file taken from it.
+    func loadConfig() -> Config? {
+        do {
+            let config = try ConfigDiscovery.load(option: options.configPath)
+            options.historyPath = options.historyPath ?? config.expandedHistoryPath()
+            return config
+        } catch {
+            printError("\(error)", code: "config")
+            return nil
+        }
     }
 
     /// The loop every shell runs, on whichever backend: the `--open` page, then `-f`, `-c`,
