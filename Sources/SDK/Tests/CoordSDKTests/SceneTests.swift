@@ -90,10 +90,11 @@ struct SceneTests {
     @Test("a message waiting for a scene's service replays in that scene only, when that scene gets it", arguments: [0, 1, 2])
     func replayPerScene(level: Int) throws {
         let w = try world(scenes: 2)
+        let recorder = w.recorder  // the handlers capture it, not the world (which holds the app)
         for index in w.scenes.indices {
             let target = [w.chains[index].view, w.chains[index].coordinators[1], w.chains[index].coordinators[0]][level]
             target.handle(Self.ping, needs: [Self.user.key]) { [unowned target] _ in
-                w.recorder.log.append("\(target.scene?.identifier ?? "?") as \(target.dependencies?[Self.user] ?? "nil")")
+                recorder.log.append("\(target.scene?.identifier ?? "?") as \(target.dependencies?[Self.user] ?? "nil")")
                 return .handled
             }
             #expect(try w.chains[index].view.send(Message(Self.ping, from: w.chains[index].view)) == .queued)
@@ -110,10 +111,11 @@ struct SceneTests {
     @Test("a message waiting for an app-wide service replays in every scene when it arrives")
     func replayEverywhere() throws {
         let w = try world()
+        let recorder = w.recorder  // the handlers capture it, not the world (which holds the app)
         for index in w.scenes.indices {
             let target = w.chains[index].coordinators[0]
             target.handle(Self.ping, needs: [Self.clock.key]) { [unowned target] _ in
-                w.recorder.log.append("\(target.scene?.identifier ?? "?") at \(target.dependencies?[Self.clock] ?? "nil")")
+                recorder.log.append("\(target.scene?.identifier ?? "?") at \(target.dependencies?[Self.clock] ?? "nil")")
                 return .handled
             }
             #expect(try w.chains[index].view.send(Message(Self.ping, from: w.chains[index].view)) == .queued)
