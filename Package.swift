@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // ./bench: latency percentiles of the served commands.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
     ],
     targets: [
         // Line editing, history and completion from libedit (BSD), not GNU readline.
@@ -56,7 +58,7 @@ let package = Package(
         .target(name: "CoordServe", dependencies: [
             sdk, "CoordShell", "CoordRuntime", "CoordProtocol",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(
@@ -74,7 +76,11 @@ let package = Package(
         plugin("Payment"),
         // ./bench: the benchmarks (release), and the trivial executable start-up is compared with.
         .executableTarget(
-            name: "CoordBench", dependencies: [sdk, .product(name: "GRDB", package: "GRDB.swift")],
+            name: "CoordBench",
+            dependencies: [
+                sdk, "CoordShell", "CoordRuntime", "CoordProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
             path: "Benchmarks/CoordBench", exclude: ["fixtures"]),
         .executableTarget(name: "TrivialExecutable", path: "Benchmarks/Trivial"),
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
@@ -83,6 +89,6 @@ let package = Package(
         .testTarget(name: "ShopTests", dependencies: [sdk, "CoordRuntime", "CoordData", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
-        .testTarget(name: "ServeTests", dependencies: ["TestSupport"], exclude: ["client.py"]),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol"], exclude: ["client.py"]),
     ]
 )

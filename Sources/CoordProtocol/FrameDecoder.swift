@@ -63,18 +63,14 @@ public struct FrameDecoder {
         return object
     }
 
-    /// One frame: the length prefix and the object as compact JSON.
+    /// One frame: the length prefix and the object as compact JSON (see `JSONWriter`; keys in
+    /// no particular order, which a reader must not depend on).
     public static func encode(_ object: [String: Any]) throws(ProtocolError) -> [UInt8] {
-        let data: Data
-        do {
-            data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        } catch {
-            throw ProtocolError("internal", "a reply could not be written as JSON")
+        let body = try JSONWriter.write(object)
+        guard body.count <= WireProtocol.maxFrameBytes else {
+            throw ProtocolError("frame_too_large", "a reply of \(body.count) bytes is over the frame limit of \(WireProtocol.maxFrameBytes)")
         }
-        guard data.count <= WireProtocol.maxFrameBytes else {
-            throw ProtocolError("frame_too_large", "a reply of \(data.count) bytes is over the frame limit of \(WireProtocol.maxFrameBytes)")
-        }
-        let n = UInt32(data.count)
-        return [UInt8(n >> 24 & 0xff), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + [UInt8](data)
+        let n = UInt32(body.count)
+        return [UInt8(n >> 24 & 0xff), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + body
     }
 }

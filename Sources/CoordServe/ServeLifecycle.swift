@@ -13,7 +13,7 @@ struct ServeLifecycle: Service {
     let server: Server
     let place: SocketPlace
     let lock: SocketPlace.Lock
-    let group: MultiThreadedEventLoopGroup
+    let loop: any EventLoop
     let logger: Logger
     let drainTimeout: Double
 
@@ -23,16 +23,15 @@ struct ServeLifecycle: Service {
         try? await listener.close()
         unlink(place.socketPath)
         let drained = await Self.within(seconds: drainTimeout) {
-            // Runs after every request queued before it: the ones in flight have finished.
-            await MainActor.run { server.beginDrain() }
+            // Runs after every request the loop took before it: the ones in flight have finished.
+            try? await loop.submit { MainActor.assumeIsolated { server.beginDrain() } }.get()
         }
         if !drained { logger.warning("commands still running after \(drainTimeout) s; closing anyway") }
         _ = await Self.within(seconds: 2) {
-            await MainActor.run { server.goodbyeAll("the server is shutting down") }
+            try? await loop.submit { MainActor.assumeIsolated { server.goodbyeAll("the server is shutting down") } }.get()
         }
-        // Give the goodbyes a moment to be written before the loop goes.
+        // Give the goodbyes a moment to be written before the process goes.
         try? await Task.sleep(for: .milliseconds(100))
-        try? await group.shutdownGracefully()
         lock.release()
         logger.info("stopped")
     }

@@ -26,7 +26,7 @@ final class Server {
     /// Requests run since start.
     private(set) var handled = 0
     /// The plugin folders' watch, kept for the server's life.
-    var pluginWatch: (watcher: PluginWatcher, source: any DispatchSourceRead)?
+    var pluginWatch: PluginWatch?
 
     init(host: AppHost, logger: Logger, settings: Config.ServeSettings) {
         self.host = host

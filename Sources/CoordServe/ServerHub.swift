@@ -1,23 +1,27 @@
 import CoordProtocol
-import Dispatch
+import NIOCore
 import Logging
 
-/// The way from the event loops to the server on the main actor. Every call is queued on the
-/// main queue in arrival order, so one client's requests run in the order it sent them.
+/// The way from a connection's handler to the server. The event loop runs on the main thread
+/// (see `Serve`), so a request is handed over there and then, in arrival order. A connection's
+/// end is handed over on the loop's next turn instead: it can be noticed in the middle of the
+/// server's own work (a write to a peer that went away), and the server must not close a
+/// scene under a command that is still running in it.
 struct ServerHub: Sendable {
     let server: Server
     let logger: Logger
+    let loop: any EventLoop
 
     func opened(_ link: ClientLink) {
-        DispatchQueue.main.async { MainActor.assumeIsolated { server.open(link) } }
+        MainActor.assumeIsolated { server.open(link) }
     }
 
     func received(_ request: ClientRequest, from link: ClientLink) {
-        DispatchQueue.main.async { MainActor.assumeIsolated { server.handle(request, from: link) } }
+        MainActor.assumeIsolated { server.handle(request, from: link) }
     }
 
     func closed(_ link: ClientLink) {
-        DispatchQueue.main.async { MainActor.assumeIsolated { server.close(link) } }
+        loop.execute { MainActor.assumeIsolated { server.close(link) } }
     }
 
     func log(_ level: Logger.Level, _ message: String) {

@@ -20,6 +20,10 @@ public final class AppHost {
     /// Events reported at the app itself rather than inside a scene. The shell prints them
     /// with its one session's; the server sends them to every client.
     public var onAppEvent: (DispatchEvent) -> Void = { _ in }
+    /// The coordsh executable that vets new plugins in child processes; nil means this process,
+    /// which is coordsh. A program that embeds the host (the benchmark) names coordsh here, or
+    /// its children would be copies of itself.
+    public var vettingExecutable: String?
 
     public init(config: Config, databaseOverride: String? = nil) {
         self.app = AppCoordinator()
@@ -52,7 +56,7 @@ public final class AppHost {
             environment: HostEnvironment(
                 dataDirectory: config.expandedDataDirectory(), configFile: config.source, settings: config.featureSettings),
             data: data, secrets: secrets)
-        Shell.configure(loader, config: config)
+        Shell.configure(loader, config: config, vettingExecutable: vettingExecutable)
         report.refusals = loader.loadAll(from: config.expandedPluginDirectories() + extraPluginDirectories)
         return report
     }
