@@ -89,6 +89,6 @@ let package = Package(
         .testTarget(name: "ShopTests", dependencies: [sdk, "CoordRuntime", "CoordData", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
-        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol"], exclude: ["client.py"]),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordShell"], exclude: ["client.py"]),
     ]
 )

@@ -103,7 +103,7 @@ public final class ServerConnection {
     }
 
     /// Reads whatever has arrived without waiting, and returns the events pushed so far.
-    func takePushed() -> [ServerReply.Notice] {
+    public func takePushed() -> [ServerReply.Notice] {
         if closedReason == nil {
             try? fill(blocking: false)
             while let object = try? decoder.next(), let reply = try? ServerReply.parse(object) {

@@ -4,10 +4,12 @@ import Testing
 
 /// The interactive shell on a real pseudo-terminal: completion of a command, a route and a
 /// value, Ctrl-C, Ctrl-D, history across a restart (and never a card number), colours only
-/// without NO_COLOR. The checks are a pexpect script (interactive.py) next to this file.
+/// without NO_COLOR; and `coordsh connect` attached to a server the same way, with a plugin
+/// dropped at the server announced at its prompt. The checks are a pexpect script
+/// (interactive.py) next to this file.
 @Suite("Interactive shell on a pseudo-terminal")
 struct PTYTests {
-    @Test("completion, Ctrl-C, Ctrl-D, history and colours at a terminal")
+    @Test("completion, Ctrl-C, Ctrl-D, history and colours at a terminal, in process and through connect")
     func interactive() throws {
         let script = BuildProducts.packageRoot + "/Tests/PTYTests/interactive.py"
         let config = BuildProducts.packageRoot + "/config/coordsh.toml"
@@ -22,6 +24,6 @@ struct PTYTests {
         let result = try run("/usr/bin/env", [interpreter, script, BuildProducts.coordsh, config], environment: environment)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         // Every check printed its line (the script stops at the first that fails).
-        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 12, "\(result.stdout)")
+        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 16, "\(result.stdout)")
     }
 }

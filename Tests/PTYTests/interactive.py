@@ -6,8 +6,10 @@ Each check prints one line; any failure raises and the exit status is non-zero.
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 
 import pexpect
 
@@ -182,5 +184,65 @@ try:
     print("ok a plugin dropped into a watched folder appears at the prompt")
     child.sendeof()
     child.expect(pexpect.EOF)
+
+    # coordsh connect at a terminal: the same line editor, completion answered by the server,
+    # its prompt naming the server, Ctrl-C and Ctrl-D as in-process, and a plugin dropped into
+    # the server's watched folder announced at the prompt of the attached shell.
+    run_dir = home + "/run"
+    os.mkdir(run_dir, 0o700)
+    served = home + "/served"
+    os.mkdir(served, 0o755)
+    os.chmod(served, 0o755)
+    config = home + "/served.toml"
+    with open(CONFIG) as shipped, open(config, "w") as own:
+        own.write(re.sub(r"(?m)^dirs = .*$", 'dirs = ["%s"]' % served, shipped.read()))
+    for plugin in ("Content", "Account", "Cart"):
+        shutil.copy(os.path.join(os.path.dirname(COORDSH), "lib%sPlugin.so" % plugin), served)
+    server_env = {"HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_STATE_HOME": home + "/state",
+                  "XDG_RUNTIME_DIR": run_dir, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    if "LLVM_PROFILE_FILE" in os.environ:
+        server_env["LLVM_PROFILE_FILE"] = os.environ["LLVM_PROFILE_FILE"]
+    server = subprocess.Popen([COORDSH, "serve", "--config", config], env=server_env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            if os.path.exists(run_dir + "/coordsh/default.sock"):
+                break
+            time.sleep(0.05)
+        child = pexpect.spawn(COORDSH, ["connect", "--config", config],
+                              env=dict(server_env, TERM="xterm", NO_COLOR="1"),
+                              encoding="utf-8", timeout=20, dimensions=(40, 200))
+        child.expect(r"coordsh@default[^\r\n]*> ")
+        child.send("ca\t")
+        child.send("sh\t")
+        child.send("\r")
+        child.expect("── Cart \\(0 items\\) ──")
+        child.expect(PROMPT)
+        print("ok connect: completion answered by the server")
+        child.send("cart add 1 2 half typed")
+        clear_line(child)
+        child.sendline("where")
+        child.expect("route: cart/cart")
+        child.expect(PROMPT)
+        print("ok connect: Ctrl-C cancels the line and the session goes on")
+        child.send("pay")
+        shutil.copy(os.path.join(os.path.dirname(COORDSH), "libPaymentPlugin.so"), served)
+        child.expect("note: loaded plugin payment [0-9.]+ from " + re.escape(served) + "/libPaymentPlugin.so")
+        child.expect(PROMPT + "pay")
+        child.send("m\t")
+        child.send("or\t")
+        child.send("\r")
+        child.expect("payment orders: nobody is logged in")
+        child.expect(PROMPT)
+        print("ok connect: a plugin dropped at the server is announced at the prompt and completes")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0, child.exitstatus
+        print("ok connect: Ctrl-D leaves with status 0; the server goes on")
+        assert server.poll() is None, "the server ended with its client"
+    finally:
+        server.terminate()
+        assert server.wait(timeout=20) == 0
 finally:
     shutil.rmtree(home, ignore_errors=True)

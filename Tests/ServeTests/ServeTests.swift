@@ -1,3 +1,5 @@
+import CoordProtocol
+import CoordShell
 import Foundation
 import TestSupport
 import Testing
@@ -17,10 +19,11 @@ struct ServeTests {
         var socket: String { folder + "/run/coordsh/default.sock" }
         var database: String { folder + "/shop.sqlite" }
 
-        init(config: String = "", arguments: [String] = []) throws {
+        init(config: String = "", arguments: [String] = [], prepare: (String) throws -> Void = { _ in }) throws {
             folder = try makeTemporaryDirectory("serve")
             try FileManager.default.createDirectory(atPath: folder + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try config.write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
+            try config.replacingOccurrences(of: "$FOLDER", with: folder).write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
+            try prepare(folder)
             environment = [
                 "HOME": folder, "XDG_RUNTIME_DIR": folder + "/run", "XDG_DATA_HOME": folder + "/data",
                 "XDG_CONFIG_HOME": folder + "/config", "XDG_STATE_HOME": folder + "/state",
@@ -48,8 +51,8 @@ struct ServeTests {
 
         var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
-        func coordsh(_ arguments: [String], input: String = "", extra: [String: String] = [:]) throws -> RunResult {
-            try run(BuildProducts.coordsh, arguments, input: input, environment: environment.merging(extra) { $1 })
+        func coordsh(_ arguments: [String], input: String = "", extra: [String: String] = [:], timeout: Double = 120) throws -> RunResult {
+            try run(BuildProducts.coordsh, arguments, input: input, environment: environment.merging(extra) { $1 }, timeout: timeout)
         }
 
         /// SIGTERM, then the exit status.
@@ -121,7 +124,7 @@ struct ServeTests {
     @Test("a second server on the same name is refused with the first one's pid; a killed one's socket is replaced")
     func ownership() throws {
         let server = try Server()
-        let second = try server.coordsh(["serve", "--config", server.folder + "/coordsh.toml"])
+        let second = try server.coordsh(["serve", "--config", server.folder + "/coordsh.toml"], timeout: 20)
         #expect(second.status == 1)
         #expect(second.stderr == "coordsh: error: a coordsh server is already running on \(server.socket) (pid \(server.process.processIdentifier))\n", "\(second.stderr)")
         #expect(try server.coordsh(["connect", "-c", "echo first"]).stdout == "first\n")
@@ -155,15 +158,148 @@ struct ServeTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/open/coordsh", withIntermediateDirectories: true)
         chmod(folder + "/open/coordsh", 0o755)
-        let open = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/open", "HOME": folder])
+        let open = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/open", "HOME": folder], timeout: 20)
         #expect(open.status == 1)
         #expect(open.stderr == "coordsh: error: socket folder \(folder)/open/coordsh is open to group or others (mode 755); 'chmod 700 \(folder)/open/coordsh' or remove it\n", "\(open.stderr)")
         try FileManager.default.createDirectory(atPath: folder + "/link", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder + "/elsewhere", withIntermediateDirectories: true)
         chmod(folder + "/elsewhere", 0o700)
         try FileManager.default.createSymbolicLink(atPath: folder + "/link/coordsh", withDestinationPath: folder + "/elsewhere")
-        let link = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/link", "HOME": folder])
+        let link = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/link", "HOME": folder], timeout: 20)
         #expect(link.status == 1)
         #expect(link.stderr.contains("is a symbolic link; refusing to follow it"), "\(link.stderr)")
     }
+
+    /// A client on the protocol, for the tests that hold several at once.
+    static func attach(_ server: Server) throws -> ServerConnection {
+        let connection = try ServerConnection(path: server.socket)
+        try connection.write(.hello(version: WireProtocol.version, client: "ServeTests"))
+        guard case .hello = try connection.receive() else { throw TestFailure("no hello") }
+        return connection
+    }
+
+    static func complete(_ connection: ServerConnection, _ line: String, word: String) throws -> [String] {
+        let id = connection.newID()
+        try connection.write(.complete(id: id, line: line, word: word))
+        guard case .completions(_, let candidates) = try connection.answer(to: id) else { throw TestFailure("no completions") }
+        return candidates
+    }
+
+    static func request(_ connection: ServerConnection, _ line: String) throws -> ServerReply.RunResult {
+        let id = connection.newID()
+        try connection.write(.run(id: id, line: line, secrets: []))
+        guard case .result(let result) = try connection.answer(to: id) else { throw TestFailure("no result for \(line)") }
+        return result
+    }
+
+    @Test("a plugin copied into the watched folder with three clients attached: loaded once, each client told, its pages complete in every scene")
+    func pluginDroppedIn() throws {
+        let server = try Server(config: "[plugins]\ndirs = [\"$FOLDER/plugins\"]\n") { folder in
+            try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
+            chmod(folder + "/plugins", 0o755)
+            for name in ["Account", "Cart"] {
+                try FileManager.default.copyItem(atPath: BuildProducts.plugin(name), toPath: folder + "/plugins/lib\(name)Plugin.so")
+            }
+        }
+        let clients = try (0..<3).map { _ in try Self.attach(server) }
+        for client in clients {
+            #expect(try Self.complete(client, "open cont", word: "cont").isEmpty)
+        }
+        try FileManager.default.copyItem(atPath: BuildProducts.plugin("Content"), toPath: server.folder + "/plugins/libContentPlugin.so")
+        for (index, client) in clients.enumerated() {
+            var notes: [String] = []
+            try server.waitFor("client \(index) to be told") {
+                notes += client.takePushed().map(\.text)
+                return notes.contains { $0.hasPrefix("loaded plugin content ") }
+            }
+            #expect(notes.filter { $0.hasPrefix("loaded plugin content ") }.count == 1, "\(notes)")
+            #expect(try Self.complete(client, "open content/pro", word: "content/pro").contains("content/product"))
+            #expect(try Self.complete(client, "content s", word: "s").contains("show"))
+            #expect(try Self.request(client, "content show 9").lines.contains("── #9 Red Sneakers ──"))
+        }
+        #expect(server.logText.components(separatedBy: "loaded plugin content").count == 2, "loaded once:\n\(server.logText)")
+        #expect(try server.stop() == 0)
+    }
+
+    @Test("two servers started at once on one name: one listens, the other says which pid holds it")
+    func raceForTheName() throws {
+        let server = try Server()
+        #expect(try server.stop() == 0)
+        let contenders = (0..<2).map { _ in Process() }
+        let logs = try contenders.indices.map { index -> String in
+            let log = server.folder + "/contender\(index).log"
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            contenders[index].executableURL = URL(fileURLWithPath: BuildProducts.coordsh)
+            contenders[index].arguments = ["serve", "--config", server.folder + "/coordsh.toml", "--db", server.database]
+            contenders[index].environment = childEnvironment(server.environment)
+            contenders[index].standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            return log
+        }
+        for contender in contenders { try contender.run() }
+        defer { for contender in contenders where contender.isRunning { kill(contender.processIdentifier, SIGKILL) } }
+        try server.waitFor("exit: one of the two to give up", seconds: 20) { contenders.contains { !$0.isRunning } }
+        let loser = try #require(contenders.firstIndex { !$0.isRunning })
+        let winner = contenders[1 - loser]
+        #expect(contenders[loser].terminationStatus == 1)
+        let said = (try? String(contentsOfFile: logs[loser], encoding: .utf8)) ?? ""
+        #expect(said == "coordsh: error: a coordsh server is already running on \(server.socket) (pid \(winner.processIdentifier))\n", "\(said)")
+        #expect(winner.isRunning)
+        #expect(try server.coordsh(["connect", "-c", "echo winner"]).stdout == "winner\n")
+        winner.terminate()
+        winner.waitUntilExit()
+        #expect(winner.terminationStatus == 0)
+    }
+
+    @Test("a client of another user is refused by its peer credentials; root only when the config allows it",
+          .enabled(if: getuid() == 0, "needs root, to run the server as another user"))
+    func otherUser() throws {
+        // The server runs as nobody from a copy of the binary nobody can read; the test (root)
+        // is the other user. Root could enter any socket folder, so only SO_PEERCRED stops it.
+        let folder = try makeTemporaryDirectory("serve-uid")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        chmod(folder, 0o755)
+        let coordsh = try BuildProducts.copyBinaryAlone(to: folder + "/bin")
+        chmod(folder + "/bin", 0o755)
+        let nobody = try #require(getpwnam("nobody")).pointee
+        let home = folder + "/home"
+        try FileManager.default.createDirectory(atPath: home + "/run", withIntermediateDirectories: true)
+        for path in [home, home + "/run"] {
+            chown(path, nobody.pw_uid, nobody.pw_gid)
+            chmod(path, 0o700)
+        }
+        func serve(allowRoot: Bool) throws -> Process {
+            try "[serve]\nallow_root = \(allowRoot)\n".write(toFile: folder + "/serve.toml", atomically: true, encoding: .utf8)
+            chmod(folder + "/serve.toml", 0o644)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+            process.arguments = ["-u", "nobody", "--", coordsh, "serve", "--config", folder + "/serve.toml"]
+            process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home, "XDG_RUNTIME_DIR": home + "/run"]
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/serve.log"))
+            try process.run()
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: home + "/run/coordsh/default.sock") {
+                guard process.isRunning, Date() < deadline else { throw TestFailure("the server did not start") }
+                usleep(20_000)
+            }
+            return process
+        }
+        _ = FileManager.default.createFile(atPath: folder + "/serve.log", contents: nil)
+        let socket = home + "/run/coordsh/default.sock"
+        let strict = try serve(allowRoot: false)
+        let refused = try run(BuildProducts.coordsh, ["connect", "--socket", socket, "-c", "echo in"], environment: ["HOME": folder])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("this coordsh server belongs to uid \(nobody.pw_uid); uid 0 may not attach"), "\(refused.stderr)")
+        strict.terminate()
+        strict.waitUntilExit()
+        let log = (try? String(contentsOfFile: folder + "/serve.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("refused: uid 0 is not the server's (uid \(nobody.pw_uid))"), "\(log)")
+        let lenient = try serve(allowRoot: true)
+        defer {
+            lenient.terminate()
+            lenient.waitUntilExit()
+        }
+        let allowed = try run(BuildProducts.coordsh, ["connect", "--socket", socket, "-c", "echo in"], environment: ["HOME": folder])
+        #expect(allowed.status == 0 && allowed.stdout == "in\n", "\(allowed.stderr)")
+    }
+
 }

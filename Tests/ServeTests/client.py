@@ -118,6 +118,15 @@ c.close()
 time.sleep(0.3)
 check(a.run("cart show")["ok"], "the other scenes are not disturbed by a client killed mid-checkout")
 
+# A client gone in the middle of its command (the request sent, the connection closed before
+# the answer): the command runs to its end, the answer has nowhere to go, nothing else notices.
+for line in ["content list", "cart add 4 2", "account outbox"]:
+    k = Client()
+    k.send({"type": "run", "id": 1, "line": line})
+    k.sock.close()
+time.sleep(0.3)
+check(a.run("echo after the leavers")["lines"] == ["after the leavers"], "clients killed mid-command leave the server serving")
+
 # 4. Faults: each answered with an error frame, then closed; the server keeps serving.
 def fault(name, raw=None, obj=None, hello=False, expect_code=None, wait=10):
     s = Client(hello=hello)

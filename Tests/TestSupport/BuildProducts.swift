@@ -70,10 +70,13 @@ public func childEnvironment(_ given: [String: String]) -> [String: String] {
 }
 
 /// Runs `executable` with `arguments`, feeding `input` on stdin, with a clean environment
-/// (a private HOME and XDG folders so the user's own plugins never leak into a test).
+/// (a private HOME and XDG folders so the user's own plugins never leak into a test). A run
+/// still going after `timeout` seconds is killed (status 9), so that a regression which makes
+/// a command wait forever (a server that should have refused to start) fails the test instead
+/// of hanging the suite.
 public func run(
     _ executable: String, _ arguments: [String], input: String = "", environment: [String: String] = [:],
-    mergeOutput: Bool = false, directory: String? = nil
+    mergeOutput: Bool = false, directory: String? = nil, timeout: Double = 300
 ) throws -> RunResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
@@ -86,6 +89,10 @@ public func run(
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    defer { watchdog.cancel() }
     stdin.fileHandleForWriting.write(Data(input.utf8))
     try stdin.fileHandleForWriting.close()
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
