@@ -20,11 +20,35 @@ struct CoordshCommand: ParsableCommand {
             plugin, 'coordsh plugin new NAME' starts one ('coordsh plugin --help').
             """)
 
-    @Option(name: .customShort("c"), help: ArgumentHelp("Run COMMAND and exit (repeatable).", valueName: "COMMAND"))
-    var commands: [String] = []
+    @OptionGroup var session: SessionOptions
 
     @Option(name: .customLong("plugin-dir"), help: ArgumentHelp("Also load plugins from DIR (repeatable).", valueName: "DIR"))
     var pluginDirectories: [String] = []
+
+    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in FILE (default: the config's, else $XDG_DATA_HOME/coordsh/shop.sqlite).", valueName: "FILE"))
+    var databasePath: String?
+
+    @Flag(name: .customLong("strict-plugins"), help: "Exit with status 3 if any plugin is refused at start-up.")
+    var strictPlugins = false
+
+    func run() throws {
+        var options = session.shellOptions
+        options.pluginDirectories = pluginDirectories
+        options.databasePath = databasePath
+        options.strictPlugins = strictPlugins
+        let status = MainActor.assumeIsolated { Shell(options: options).run() }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// The options of a shell session, the same for `coordsh` and `coordsh connect`: where the
+/// commands come from, how results are printed, and how passwords are answered.
+struct SessionOptions: ParsableArguments {
+    @Option(name: .customShort("c"), help: ArgumentHelp("Run COMMAND and exit (repeatable).", valueName: "COMMAND"))
+    var commands: [String] = []
+
+    @Option(name: .customShort("f"), help: ArgumentHelp("Run the commands in FILE ('#' starts a comment) and exit.", valueName: "FILE"))
+    var scriptPath: String?
 
     @Option(name: .customLong("config"), help: ArgumentHelp("Read the configuration from FILE.", valueName: "FILE"))
     var configPath: String?
@@ -35,20 +59,11 @@ struct CoordshCommand: ParsableCommand {
     @Option(name: .customLong("open"), help: ArgumentHelp("Start at the page of a coordsh:// deep link.", valueName: "URL"))
     var openURL: String?
 
-    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in FILE (default: the config's, else $XDG_DATA_HOME/coordsh/shop.sqlite).", valueName: "FILE"))
-    var databasePath: String?
-
     @Option(name: .customLong("password-env"), help: ArgumentHelp("Read passwords from the environment variable VAR instead of the terminal (for scripts).", valueName: "VAR"))
     var passwordEnvironmentVariable: String?
 
     @Flag(name: .customLong("keep-going"), help: "In batch mode, run every command even after one fails (exit status: the first failure's).")
     var keepGoing = false
-
-    @Option(name: .customShort("f"), help: ArgumentHelp("Run the commands in FILE ('#' starts a comment) and exit.", valueName: "FILE"))
-    var scriptPath: String?
-
-    @Flag(name: .customLong("strict-plugins"), help: "Exit with status 3 if any plugin is refused at start-up.")
-    var strictPlugins = false
 
     @Flag(name: .customLong("no-history"), help: "Do not read or write the interactive history.")
     var noHistory = false
@@ -57,21 +72,17 @@ struct CoordshCommand: ParsableCommand {
         if scriptPath != nil, !commands.isEmpty { throw ValidationError("give either -c or -f, not both") }
     }
 
-    func run() throws {
+    var shellOptions: Shell.Options {
         var options = Shell.Options()
         options.commands = commands
-        options.pluginDirectories = pluginDirectories
+        options.scriptPath = scriptPath
         options.configPath = configPath
         options.json = json
         options.openURL = openURL
-        options.databasePath = databasePath
-        options.keepGoing = keepGoing
-        options.scriptPath = scriptPath
-        options.strictPlugins = strictPlugins
-        options.noHistory = noHistory
         options.passwordEnvironmentVariable = passwordEnvironmentVariable
-        let status = MainActor.assumeIsolated { Shell(options: options).run() }
-        if status != 0 { throw ExitCode(status) }
+        options.keepGoing = keepGoing
+        options.noHistory = noHistory
+        return options
     }
 }
 
@@ -126,38 +137,14 @@ struct ConnectCommand: ParsableCommand {
     var socketPath: String?
     @Option(name: .customLong("name"), help: ArgumentHelp("The server's name (default: default).", valueName: "NAME"))
     var name: String?
-    @Option(name: .customShort("c"), help: ArgumentHelp("Run COMMAND and exit (repeatable).", valueName: "COMMAND"))
-    var commands: [String] = []
-    @Option(name: .customShort("f"), help: ArgumentHelp("Run the commands in FILE and exit.", valueName: "FILE"))
-    var scriptPath: String?
-    @Option(name: .customLong("config"), help: ArgumentHelp("Read the configuration (history file) from FILE.", valueName: "FILE"))
-    var configPath: String?
-    @Flag(name: .customLong("json"), help: "Print every command's result as one JSON document.")
-    var json = false
-    @Option(name: .customLong("open"), help: ArgumentHelp("Start at the page of a coordsh:// deep link.", valueName: "URL"))
-    var openURL: String?
-    @Option(name: .customLong("password-env"), help: ArgumentHelp("Answer password prompts from the environment variable VAR.", valueName: "VAR"))
-    var passwordEnvironmentVariable: String?
-    @Flag(name: .customLong("keep-going"), help: "In batch mode, run every command even after one fails.")
-    var keepGoing = false
-    @Flag(name: .customLong("no-history"), help: "Do not read or write the interactive history.")
-    var noHistory = false
+    @OptionGroup var session: SessionOptions
 
     func validate() throws {
         if socketPath != nil, name != nil { throw ValidationError("give either --socket or --name, not both") }
-        if scriptPath != nil, !commands.isEmpty { throw ValidationError("give either -c or -f, not both") }
     }
 
     func run() throws {
-        var options = Shell.Options()
-        options.commands = commands
-        options.scriptPath = scriptPath
-        options.configPath = configPath
-        options.json = json
-        options.openURL = openURL
-        options.passwordEnvironmentVariable = passwordEnvironmentVariable
-        options.keepGoing = keepGoing
-        options.noHistory = noHistory
+        let options = session.shellOptions
         let status = MainActor.assumeIsolated { Shell(options: options).connect(socketPath: socketPath, name: name) }
         if status != 0 { throw ExitCode(status) }
     }

@@ -161,6 +161,10 @@ struct ServeTests {
         let open = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/open", "HOME": folder], timeout: 20)
         #expect(open.status == 1)
         #expect(open.stderr == "coordsh: error: socket folder \(folder)/open/coordsh is open to group or others (mode 755); 'chmod 700 \(folder)/open/coordsh' or remove it\n", "\(open.stderr)")
+        // Open to others only (a search bit is enough to reach a socket by name).
+        chmod(folder + "/open/coordsh", 0o701)
+        let others = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/open", "HOME": folder], timeout: 20)
+        #expect(others.status == 1 && others.stderr.contains("is open to group or others (mode 701)"), "\(others.stderr)")
         try FileManager.default.createDirectory(atPath: folder + "/link", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder + "/elsewhere", withIntermediateDirectories: true)
         chmod(folder + "/elsewhere", 0o700)
