@@ -36,6 +36,17 @@ def clear_line(child):
     child.expect(PROMPT)
 
 
+def plugin_folder(home, name):
+    """A plugin folder the loader accepts (0755) and a config whose only plugin folder it is."""
+    folder = home + "/" + name
+    os.mkdir(folder, 0o755)
+    os.chmod(folder, 0o755)
+    config = home + "/" + name + ".toml"
+    with open(CONFIG) as shipped, open(config, "w") as own:
+        own.write(re.sub(r"(?m)^dirs = .*$", 'dirs = ["%s"]' % folder, shipped.read()))
+    return folder, config
+
+
 home = tempfile.mkdtemp(prefix="coordsh-pty-")
 try:
     child = start(home, {"NO_COLOR": "1"})
@@ -167,12 +178,7 @@ try:
 
     # A plugin copied into a watched folder while a line is half typed: it is announced above
     # the prompt, and the half-typed line is still there to finish.
-    drop = home + "/drop"
-    os.mkdir(drop, 0o755)
-    os.chmod(drop, 0o755)
-    config = home + "/drop.toml"
-    with open(CONFIG) as shipped, open(config, "w") as own:
-        own.write(re.sub(r"(?m)^dirs = .*$", 'dirs = ["%s"]' % drop, shipped.read()))
+    drop, config = plugin_folder(home, "drop")
     child = start(home, {"NO_COLOR": "1"}, config=config)
     child.send("con")
     shutil.copy(os.path.join(os.path.dirname(COORDSH), "libContentPlugin.so"), drop)
@@ -190,12 +196,7 @@ try:
     # the server's watched folder announced at the prompt of the attached shell.
     run_dir = home + "/run"
     os.mkdir(run_dir, 0o700)
-    served = home + "/served"
-    os.mkdir(served, 0o755)
-    os.chmod(served, 0o755)
-    config = home + "/served.toml"
-    with open(CONFIG) as shipped, open(config, "w") as own:
-        own.write(re.sub(r"(?m)^dirs = .*$", 'dirs = ["%s"]' % served, shipped.read()))
+    served, config = plugin_folder(home, "served")
     for plugin in ("Content", "Account", "Cart"):
         shutil.copy(os.path.join(os.path.dirname(COORDSH), "lib%sPlugin.so" % plugin), served)
     server_env = {"HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_STATE_HOME": home + "/state",
