@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/select.h>
 #include <unistd.h>
 
@@ -133,3 +134,20 @@ int coordsh_edit_history_load(const char *path) { return read_history(path); }
 void coordsh_edit_history_add(const char *line) { add_history(line); }
 
 int coordsh_edit_history_save(const char *path) { return write_history(path); }
+
+int coordsh_watchset_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int coordsh_watchset_add(int set, int fd) {
+    struct epoll_event event = {0};
+    event.events = EPOLLIN | EPOLLRDHUP;
+    event.data.fd = fd;
+    return epoll_ctl(set, EPOLL_CTL_ADD, fd, &event);
+}
+
+void coordsh_watchset_drain(int set) {
+    struct epoll_event events[8];
+    while (epoll_wait(set, events, 8, 0) == 8) {
+    }
+}

@@ -139,3 +139,9 @@ struct ChildError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// A signal as a person reads it, e.g. `SIGILL (Illegal instruction)`: how a crashed child
+/// (a vetting process, a supervised shell's worker) is reported.
+public func describeSignal(_ signal: Int32) -> String {
+    ChildProcess.describe(signal: signal)
+}

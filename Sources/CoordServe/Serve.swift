@@ -100,6 +100,26 @@ public enum Serve {
         chmod(place.socketPath, 0o600)
         logger.info("listening on \(place.socketPath) (pid \(getpid()), \(server.host.app.features.features.count) features)")
 
+        watchPlugins(server: server, loop: loop)
+
+        let lifecycle = ServeLifecycle(
+            listener: listener, server: server, place: place, lock: lock, loop: loop, logger: logger,
+            drainTimeout: server.settings.drainTimeout)
+        let services = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: lifecycle)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        Task.detached {
+            do {
+                try await services.run()
+            } catch {
+                logger.error("\(error)")
+            }
+            exit(0)
+        }
+    }
+
+    /// Watches the plugin folders: what arrives is loaded on the loop and every client told.
+    @MainActor
+    static func watchPlugins(server: Server, loop: any EventLoop) {
         if let watcher = PluginWatcher(directories: server.host.loader.directories) {
             // inotify is read by a dispatch source; what it saw is handled on the loop, with
             // the source paused until then so that one change is picked up once.
@@ -116,20 +136,6 @@ public enum Serve {
             }
             source.resume()
             server.pluginWatch = watch
-        }
-
-        let lifecycle = ServeLifecycle(
-            listener: listener, server: server, place: place, lock: lock, loop: loop, logger: logger,
-            drainTimeout: server.settings.drainTimeout)
-        let services = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: lifecycle)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        Task.detached {
-            do {
-                try await services.run()
-            } catch {
-                logger.error("\(error)")
-            }
-            exit(0)
         }
     }
 

@@ -27,6 +27,15 @@ final class Server {
     private(set) var handled = 0
     /// The plugin folders' watch, kept for the server's life.
     var pluginWatch: PluginWatch?
+    /// A worker (`coordsh worker`) serves its front's one scene as the terminal's: the shared
+    /// guest cart, kept for the next shell, and the scene named `terminal`.
+    var servesTerminal = false
+    /// Where a worker notes the command it is about to run, for its front's crash report.
+    var runningMarker: RunningMarker?
+    /// A worker ends when its front's connection does.
+    var exitWhenEmpty = false
+    /// Told to each client right after its hello (a worker's start-up warnings and refusals).
+    var startNotices: [String] = []
 
     init(host: AppHost, logger: Logger, settings: Config.ServeSettings) {
         self.host = host
@@ -51,8 +60,10 @@ final class Server {
         }
         let secrets = RemoteSecrets()
         let session = host.openSession(
-            identifier: "c\(link.id)",
-            guestCart: GuestCart(owner: .guest("guest:\(guestTag):\(link.id)"), endsWithScene: true),
+            identifier: servesTerminal ? "terminal" : "c\(link.id)",
+            guestCart: servesTerminal
+                ? GuestCart(owner: .sharedGuest, endsWithScene: false)
+                : GuestCart(owner: .guest("guest:\(guestTag):\(link.id)"), endsWithScene: true),
             secrets: secrets, peer: Session.Peer(pid: link.pid, uid: link.uid))
         clients[link.id] = Client(link: link, session: session, secrets: secrets)
         var page: [String] = []
@@ -64,6 +75,7 @@ final class Server {
         link.send(.hello(.init(
             version: WireProtocol.version, server: "coordsh", scene: session.scene.identifier, pid: Int(getpid()),
             route: session.currentRoute, page: page)))
+        for notice in startNotices { link.send(.event(.init(text: notice, warning: true))) }
     }
 
     /// The connection ended (the client left, was killed, or was dropped): close its scene.
@@ -73,6 +85,7 @@ final class Server {
         let dropped = events.filter(\.isFailure)
         for event in dropped { logger.notice("client \(link.id): \(event)") }
         logger.info("client \(link.id) disconnected: scene \(client.session.scene.identifier) closed\(dropped.isEmpty ? "" : ", \(dropped.count) queued message\(dropped.count == 1 ? "" : "s") dropped"), \(clients.count) attached")
+        if exitWhenEmpty, clients.isEmpty { exit(0) }
     }
 
     // MARK: Requests
@@ -87,7 +100,9 @@ final class Server {
             }
             handled += 1
             client.secrets.begin(with: answers)
+            runningMarker?.record(line: line, feature: client.session.feature(of: line))
             let reply = client.session.run(line)
+            runningMarker?.clear()
             if let needed = client.secrets.pending, answers.count < 8 {
                 link.send(.secret(id: id, prompt: needed.prompt, confirm: needed.confirm))
             } else {

@@ -15,8 +15,14 @@ final class RemoteBackend: ShellBackend {
     /// The last line run and whether the server found a secret value in it.
     private var lastSecret: (line: String, secret: Bool)?
 
-    init(path: String, secrets: SecretPrompt) throws {
-        connection = try ServerConnection(path: path)
+    convenience init(path: String, secrets: SecretPrompt) throws {
+        try self.init(connection: ServerConnection(path: path), secrets: secrets)
+    }
+
+    /// Says hello on a connection already made (a supervised shell's socketpair).
+    init(connection: ServerConnection, secrets: SecretPrompt) throws {
+        self.connection = connection
+        let path = connection.path
         self.secrets = secrets
         try connection.write(.hello(version: WireProtocol.version, client: "coordsh connect"))
         switch try connection.receive() {

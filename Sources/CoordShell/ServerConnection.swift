@@ -48,7 +48,19 @@ public final class ServerConnection {
         }
     }
 
+    /// Adopts a socket already connected to a server: a supervised shell's end of the
+    /// socketpair its worker was started with. `path` names the peer in error lines.
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
     deinit { close(descriptor) }
+
+    /// Ends the conversation: the server sees the connection close.
+    func shutdown() {
+        Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+    }
 
     public func newID() -> Int {
         nextID += 1

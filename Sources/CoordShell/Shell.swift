@@ -26,6 +26,8 @@ public final class Shell {
         public var strictPlugins = false
         /// Keep no history of interactive lines.
         public var noHistory = false
+        /// Run the app in a worker process the shell watches and restarts (`--supervised`).
+        public var supervised = false
         /// Where the interactive history is kept when `noHistory` is off; the local shell
         /// takes the config's, `connect` its own.
         var historyPath: String?
@@ -48,6 +50,7 @@ public final class Shell {
     /// Runs to the end and returns the process exit status: 0 when every command succeeded,
     /// otherwise the status of the first failing one (batch mode stops there).
     public func run() -> Int32 {
+        if options.supervised { return runSupervised() }
         guard let config = loadConfig() else { return ShellError.Status.usage.rawValue }
         let host = AppHost(config: config, databaseOverride: options.databasePath)
         let report = host.start(
@@ -190,7 +193,7 @@ public final class Shell {
         return nil
     }
 
-    private func printNotices(_ notices: [Reply.Notice]) {
+    func printNotices(_ notices: [Reply.Notice]) {
         for notice in notices {
             if notice.isWarning { printWarning(notice.text) } else { printLines(["note: \(notice.text)"]) }
         }

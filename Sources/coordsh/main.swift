@@ -31,8 +31,12 @@ struct CoordshCommand: ParsableCommand {
     @Flag(name: .customLong("strict-plugins"), help: "Exit with status 3 if any plugin is refused at start-up.")
     var strictPlugins = false
 
+    @Flag(name: .customLong("supervised"), help: "Run the plugins in an app process that a crash restarts, back on the same page (preview).")
+    var supervised = false
+
     func run() throws {
         var options = session.shellOptions
+        options.supervised = supervised
         options.pluginDirectories = pluginDirectories
         options.databasePath = databasePath
         options.strictPlugins = strictPlugins
@@ -150,6 +154,25 @@ struct ConnectCommand: ParsableCommand {
     }
 }
 
+/// `coordsh worker`: the app process of `coordsh --supervised`, started by the shell itself.
+struct WorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "coordsh worker", shouldDisplay: false)
+
+    @Option(name: .customLong("fd")) var descriptor: Int32
+    @Option(name: .customLong("config")) var configPath: String?
+    @Option(name: .customLong("db")) var databasePath: String?
+    @Option(name: .customLong("plugin-dir")) var pluginDirectories: [String] = []
+
+    func run() throws {
+        var options = Serve.Options()
+        options.configPath = configPath
+        options.databasePath = databasePath
+        options.pluginDirectories = pluginDirectories
+        let status = MainActor.assumeIsolated { Worker.run(options, descriptor: descriptor) }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
 /// `coordsh plugin …`: tools for plugin authors.
 struct PluginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -257,6 +280,7 @@ switch arguments.first {
 case "plugin": main(PluginCommand.self, Array(arguments.dropFirst()))
 case "serve": main(ServeCommand.self, Array(arguments.dropFirst()))
 case "connect": main(ConnectCommand.self, Array(arguments.dropFirst()))
+case "worker": main(WorkerCommand.self, Array(arguments.dropFirst()))
 default: break
 }
 main(CoordshCommand.self, arguments)

@@ -24,6 +24,6 @@ struct PTYTests {
         let result = try run("/usr/bin/env", [interpreter, script, BuildProducts.coordsh, config], environment: environment)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         // Every check printed its line (the script stops at the first that fails).
-        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 16, "\(result.stdout)")
+        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 17, "\(result.stdout)")
     }
 }

@@ -245,5 +245,28 @@ try:
     finally:
         server.terminate()
         assert server.wait(timeout=20) == 0
+
+    # --supervised: the worker killed while the prompt waits is noticed there, replaced, and
+    # the session is back on its page with completion working; Ctrl-D leaves no worker behind.
+    child = start(home, {"NO_COLOR": "1"}, args=("--supervised", "--db", home + "/supervised.sqlite"))
+    child.sendline("cart add 3")
+    child.expect(r"coordsh cart/cart> ")
+    workers = subprocess.run(["pgrep", "-P", str(child.pid), "-f", "coordsh worker"], capture_output=True, text=True).stdout.split()
+    assert len(workers) == 1, workers
+    os.kill(int(workers[0]), 9)
+    child.expect("the app process crashed: SIGKILL \\(Killed\\); restarted, back at cart/cart")
+    child.expect(r"coordsh cart/cart> ")
+    child.send("ca\t")
+    child.send("sh\t")
+    child.send("\r")
+    child.expect("── Cart \\(1 item\\) ──")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.exitstatus
+    time.sleep(0.3)
+    assert subprocess.run(["pgrep", "-P", str(child.pid)], capture_output=True).returncode != 0
+    print("ok --supervised: a worker killed at the prompt is replaced, back on the same page")
 finally:
     shutil.rmtree(home, ignore_errors=True)

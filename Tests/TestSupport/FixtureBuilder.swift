@@ -45,6 +45,12 @@ public enum FixtureBuilder {
             defines: variant.map { [$0] } ?? [])
     }
 
+    /// The crasher plugin (`crash now index|unwrap|fatal|loop`): vets and checks clean, traps
+    /// on demand in its message handler.
+    public static func buildCrasher(output: String) throws {
+        try buildSwiftPlugin(sources + "/crasher.swift", module: "Crasher", output: output)
+    }
+
     /// An empty file, the first 4 KiB of a real plugin, and a real plugin whose ELF header
     /// says it is for aarch64.
     public static func buildBrokenFiles(into directory: String) throws {

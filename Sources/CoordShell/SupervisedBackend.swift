@@ -1,0 +1,152 @@
+import CLineEdit
+import CoordSDK
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The shell's session on an app in a worker process it watches (`coordsh --supervised`).
+///
+/// A plugin that traps takes only the worker with it: the command that was running gets one
+/// error line naming the plugin, the line, the signal and Swift's "Fatal error" message; a new
+/// worker is started and the session is put back on the page it was on. As Erlang's
+/// supervisors and VS Code's extension host do, restarts are bounded: at most
+/// `maxCrashes` within `crashWindow` seconds restart by themselves (with a growing pause);
+/// past that the app stays stopped, the shell stays up, and `restart` starts it again.
+@MainActor
+final class SupervisedBackend: ShellBackend {
+    static let maxCrashes = 3
+    static let crashWindow: Double = 300
+
+    private let launch: () throws -> WorkerProcess
+    private let secrets: SecretPrompt
+    private var worker: WorkerProcess?
+    private var remote: RemoteBackend?
+    private var crashes: [Date] = []
+    /// Why the app is stopped, while it is.
+    private var stoppedBecause: String?
+    /// Said unasked at the next prompt (a crash noticed while idle, start-up warnings).
+    private var pending: [Reply.Notice] = []
+    private(set) var route: String?
+    private(set) var startPage: [String]?
+    /// One descriptor that stays the same across workers: an epoll set holding the current
+    /// worker's connection, so the prompt keeps watching whichever worker is running.
+    let watchSet: Int32
+
+    init(secrets: SecretPrompt, launch: @escaping () throws -> WorkerProcess) throws {
+        self.secrets = secrets
+        self.launch = launch
+        watchSet = coordsh_watchset_create()
+        try start(restoring: nil)
+        startPage = remote?.startPage
+    }
+
+    deinit { close(watchSet) }
+
+    /// Starts a worker, says hello, and opens `route` in it (the page the session was on).
+    private func start(restoring route: String?) throws {
+        let worker = try launch()
+        let remote: RemoteBackend
+        do {
+            remote = try RemoteBackend(connection: worker.connection, secrets: secrets)
+        } catch {
+            worker.stop()
+            throw error
+        }
+        self.worker = worker
+        self.remote = remote
+        _ = coordsh_watchset_add(watchSet, worker.connection.descriptor)
+        self.route = remote.route
+        if let route, route != remote.route {
+            let reopened = remote.run("open \(route)")
+            if let error = reopened.error {
+                pending.append(.init(text: "could not go back to \(route): \(error.message)", isWarning: true))
+            }
+            self.route = remote.route
+        }
+    }
+
+    func run(_ line: String) -> Reply {
+        guard let remote else { return stopped(line) }
+        let reply = remote.run(line)
+        if reply.error?.code == "connection" || remote.connection.closedReason != nil {
+            return Reply(notices: pending.drain(), error: ShellError(crashed(), code: "crashed", status: .failure))
+        }
+        route = remote.route
+        return reply
+    }
+
+    /// The app is stopped: only `restart` does anything.
+    private func stopped(_ line: String) -> Reply {
+        guard line.trimmingCharacters(in: .whitespaces) == "restart" else {
+            return Reply(error: ShellError("the app is stopped (\(stoppedBecause ?? "it crashed")); 'restart' starts it again", code: "stopped", status: .failure))
+        }
+        do {
+            try start(restoring: route)
+        } catch {
+            return Reply(error: ShellError("restart: \(error)", code: "stopped", status: .failure))
+        }
+        crashes.removeAll()
+        stoppedBecause = nil
+        return Reply(notices: [.init(text: "the app was started again", isWarning: false)] + pending.drain())
+    }
+
+    /// The worker died: what it was running, how it died; then a new one, or a stop.
+    private func crashed() -> String {
+        guard let worker else { return "the app process is gone" }
+        let how = worker.reap()
+        var message = "the app process crashed"
+        if let running = worker.running {
+            message += " running '\(running.line)'" + (running.feature.isEmpty ? "" : " in plugin \(running.feature)")
+        }
+        message += ": \(how)"
+        if let fatal = worker.fatalError { message += " — \(fatal)" }
+        self.worker = nil
+        self.remote = nil
+        let now = Date()
+        crashes = crashes.filter { now.timeIntervalSince($0) < Self.crashWindow } + [now]
+        guard crashes.count <= Self.maxCrashes else {
+            stoppedBecause = "\(crashes.count) crashes in \(Int(Self.crashWindow / 60)) minutes"
+            return message + "; \(stoppedBecause ?? "") — the app is stopped; 'restart' starts it again"
+        }
+        // 0.1 s, 0.2 s, 0.4 s: a plugin that dies at once does not spin the machine.
+        usleep(UInt32(100_000 << (crashes.count - 1)))
+        do {
+            try start(restoring: route)
+        } catch {
+            stoppedBecause = "it could not be started again: \(error)"
+            return message + "; it could not be started again (\(error)); 'restart' tries again"
+        }
+        return message + "; restarted" + (route.map { ", back at \($0)" } ?? "")
+    }
+
+    func completions(line: String, word: String) -> [String] {
+        remote?.completions(line: line, word: word) ?? []
+    }
+
+    func isSecret(_ line: String) -> Bool {
+        remote?.isSecret(line) ?? false
+    }
+
+    var watchDescriptor: Int32? { watchSet }
+
+    func takePushed() -> [Reply.Notice] {
+        var notices = pending.drain()
+        guard let remote else { return notices }
+        // The set's readiness is cleared; the connection itself says what arrived.
+        coordsh_watchset_drain(watchSet)
+        notices += remote.takePushed().filter { !$0.text.hasPrefix("server: ") }
+        if remote.connection.closedReason != nil {
+            notices.append(.init(text: crashed(), isWarning: true))
+        }
+        return notices
+    }
+}
+
+extension Array where Element == Reply.Notice {
+    /// The notices, emptying the list.
+    fileprivate mutating func drain() -> [Reply.Notice] {
+        defer { removeAll() }
+        return self
+    }
+}

@@ -1,0 +1,132 @@
+import CoordRuntime
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `coordsh worker` child of a supervised shell: started with one end of a socketpair as
+/// its descriptor 3, in a process group of its own (Ctrl-C at the prompt is the front's, not
+/// the worker's), its stderr kept for the crash report, and `SWIFT_BACKTRACE` off so that a
+/// trap ends it at once with its one "Fatal error" line instead of a backtrace.
+@MainActor
+final class WorkerProcess {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let pid: pid_t
+    let connection: ServerConnection
+    /// Where the worker notes the command it is running (see `RunningMarker`).
+    let runningFile: String
+    private let output: OutputTail
+
+    init(executable: String, arguments: [String], runningFile: String) throws {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw Failure(description: "cannot make a socketpair: \(String(cString: strerror(errno)))")
+        }
+        var errPipe: [Int32] = [-1, -1]
+        guard pipe(&errPipe) == 0 else {
+            close(pair[0]); close(pair[1])
+            throw Failure(description: "cannot make a pipe: \(String(cString: strerror(errno)))")
+        }
+        // Close-on-exec for the front's ends; the child gets its own through dup2.
+        for fd in [errPipe[0], errPipe[1]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["COORDSH_WORKER_RUNNING"] = runningFile
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        close(pair[1])
+        close(errPipe[1])
+        guard spawned == 0 else {
+            close(pair[0]); close(errPipe[0])
+            throw Failure(description: "cannot start the app process \(executable): \(String(cString: strerror(spawned)))")
+        }
+        pid = child
+        self.runningFile = runningFile
+        output = OutputTail(descriptor: errPipe[0])
+        connection = ServerConnection(descriptor: pair[0], path: "the app process (pid \(child))")
+    }
+
+    /// How it ended, waiting up to `seconds` for it (a worker whose connection broke is on its
+    /// way out), then killing it.
+    func reap(seconds: Double = 2) -> String {
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(seconds)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                return "it stopped answering and was killed"
+            }
+            usleep(5_000)
+        }
+        let signal = status & 0x7f
+        if signal != 0 { return describeSignal(signal) }
+        return "exit status \((status >> 8) & 0xff)"
+    }
+
+    /// The "Fatal error" line the Swift runtime printed before the trap, if any.
+    var fatalError: String? {
+        output.text().split(separator: "\n").last { $0.contains("Fatal error") }.map { line in
+            let text = String(line)
+            return text.range(of: "Fatal error").map { String(text[$0.lowerBound...]) } ?? text
+        }
+    }
+
+    /// The plugin and the line that were running when it died (the plugin empty for a built-in).
+    var running: (feature: String, line: String)? {
+        guard let text = try? String(contentsOfFile: runningFile, encoding: .utf8), !text.isEmpty else { return nil }
+        let parts = text.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+
+    /// Ends it (the shell is leaving or replacing it).
+    func stop() {
+        connection.shutdown()
+        _ = reap()
+    }
+}
+
+/// The last 16 KiB a child wrote to a pipe, read by a thread of its own until the pipe closes.
+final class OutputTail: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bytes: [UInt8] = []
+
+    init(descriptor: Int32) {
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                lock.withLock {
+                    bytes.append(contentsOf: buffer[0..<count])
+                    if bytes.count > 16_384 { bytes.removeFirst(bytes.count - 16_384) }
+                }
+            }
+            close(descriptor)
+        }
+    }
+
+    func text() -> String {
+        lock.withLock { String(decoding: bytes, as: UTF8.self) }
+    }
+}
