@@ -53,6 +53,9 @@ public struct Config: Sendable, Equatable {
         public var allowRoot = false
     }
 
+    /// Seconds a supervised shell waits for its worker's answer before it kills the worker as
+    /// hung (`[shell] worker_timeout`).
+    public var workerTimeout: Double = 30
     /// The interactive history file (`[shell] history`); nil for the default,
     /// `$XDG_STATE_HOME/coordsh/history`.
     public var historyPath: String?
@@ -70,7 +73,7 @@ public struct Config: Sendable, Equatable {
 
     /// The tables the host reads itself, with their keys.
     static let hostKeys: [(String, [String])] = [
-        ("plugins", ["dirs", "allow", "vet_timeout"]), ("shell", ["home", "history"]), ("data", ["path", "busy_timeout"]),
+        ("plugins", ["dirs", "allow", "vet_timeout"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "busy_timeout"]),
         ("serve", ["max_clients", "handshake_timeout", "outbound_limit", "drain_timeout", "allow_root"]),
     ]
     static let hostSections = Set(hostKeys.map(\.0))
@@ -239,6 +242,12 @@ public struct Config: Sendable, Equatable {
             if let history = shellTable["history"] {
                 guard let string = history.string, !string.isEmpty else { throw fail("shell.history", "must be a non-empty string") }
                 config.historyPath = string
+            }
+            if let value = shellTable["worker_timeout"] {
+                guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {
+                    throw fail("shell.worker_timeout", "must be a positive number of seconds")
+                }
+                config.workerTimeout = seconds
             }
         }
         if let data = table["data"] {

@@ -16,6 +16,10 @@ public final class ServerConnection {
     let path: String
     private var decoder = FrameDecoder()
     private var nextID = 0
+    /// How long a blocking read waits before the server counts as hung; nil waits for ever.
+    var answerTimeout: Double?
+    /// Set when a read gave up after `answerTimeout`.
+    private(set) var timedOut = false
     /// What the server pushed while we waited for something else.
     private(set) var pushed: [ServerReply.Notice] = []
     /// Set once the server said goodbye or the connection broke.
@@ -135,6 +139,17 @@ public final class ServerConnection {
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
 
     private func fill(blocking: Bool) throws {
+        if blocking, let answerTimeout {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            var ready: Int32
+            repeat {
+                ready = poll(&entry, 1, Int32(answerTimeout * 1000))
+            } while ready < 0 && errno == EINTR
+            if ready == 0 {
+                timedOut = true
+                throw lost("no answer for \(Int(answerTimeout)) s")
+            }
+        }
         while true {
             let descriptor = self.descriptor
             let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, blocking ? 0 : Int32(MSG_DONTWAIT)) }

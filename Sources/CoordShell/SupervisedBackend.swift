@@ -19,6 +19,8 @@ final class SupervisedBackend: ShellBackend {
     static let crashWindow: Double = 300
 
     private let launch: () throws -> WorkerProcess
+    /// Seconds a command may take in the worker before it is killed as hung.
+    private let answerTimeout: Double
     private let secrets: SecretPrompt
     private var worker: WorkerProcess?
     private var remote: RemoteBackend?
@@ -33,8 +35,9 @@ final class SupervisedBackend: ShellBackend {
     /// worker's connection, so the prompt keeps watching whichever worker is running.
     let watchSet: Int32
 
-    init(secrets: SecretPrompt, launch: @escaping () throws -> WorkerProcess) throws {
+    init(secrets: SecretPrompt, answerTimeout: Double, launch: @escaping () throws -> WorkerProcess) throws {
         self.secrets = secrets
+        self.answerTimeout = answerTimeout
         self.launch = launch
         watchSet = coordsh_watchset_create()
         try start(restoring: nil)
@@ -46,6 +49,7 @@ final class SupervisedBackend: ShellBackend {
     /// Starts a worker, says hello, and opens `route` in it (the page the session was on).
     private func start(restoring route: String?) throws {
         let worker = try launch()
+        worker.connection.answerTimeout = answerTimeout
         let remote: RemoteBackend
         do {
             remote = try RemoteBackend(connection: worker.connection, secrets: secrets)
@@ -94,12 +98,14 @@ final class SupervisedBackend: ShellBackend {
     /// The worker died: what it was running, how it died; then a new one, or a stop.
     private func crashed() -> String {
         guard let worker else { return "the app process is gone" }
+        let hung = worker.connection.timedOut
+        if hung { worker.killNow() }
         let how = worker.reap()
-        var message = "the app process crashed"
+        var message = hung ? "the app process stopped answering" : "the app process crashed"
         if let running = worker.running {
             message += " running '\(running.line)'" + (running.feature.isEmpty ? "" : " in plugin \(running.feature)")
         }
-        message += ": \(how)"
+        message += hung ? ": no answer for \(Int(worker.connection.answerTimeout ?? 0)) s, killed" : ": \(how)"
         if let fatal = worker.fatalError { message += " — \(fatal)" }
         self.worker = nil
         self.remote = nil

@@ -6,7 +6,7 @@ extension Shell {
     /// place; the plugins, coordinators and database run in a `coordsh worker` child, which a
     /// crash replaces (see `SupervisedBackend`).
     func runSupervised() -> Int32 {
-        guard loadConfig() != nil else { return ShellError.Status.usage.rawValue }
+        guard let config = loadConfig() else { return ShellError.Status.usage.rawValue }
         var arguments = ["worker", "--fd", "3"]
         if let path = options.configPath { arguments += ["--config", path] }
         if let path = options.databasePath { arguments += ["--db", path] }
@@ -16,7 +16,9 @@ extension Shell {
         let executable = Shell.executablePath
         let backend: SupervisedBackend
         do {
-            backend = try SupervisedBackend(secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable)) {
+            backend = try SupervisedBackend(
+                secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable), answerTimeout: config.workerTimeout
+            ) {
                 try WorkerProcess(executable: executable, arguments: arguments, runningFile: runningFile)
             }
         } catch {

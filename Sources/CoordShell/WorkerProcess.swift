@@ -71,7 +71,7 @@ final class WorkerProcess {
         let deadline = Date().addingTimeInterval(seconds)
         while waitpid(pid, &status, WNOHANG) == 0 {
             if Date() > deadline {
-                kill(pid, SIGKILL)
+                Glibc.kill(pid, SIGKILL)
                 waitpid(pid, &status, 0)
                 return "it stopped answering and was killed"
             }
@@ -96,6 +96,11 @@ final class WorkerProcess {
         let parts = text.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         return (String(parts[0]), String(parts[1]))
+    }
+
+    /// Kills it at once (it stopped answering).
+    func killNow() {
+        Glibc.kill(pid, SIGKILL)
     }
 
     /// Ends it (the shell is leaving or replacing it).

@@ -49,4 +49,23 @@ struct SupervisedTests {
         #expect(result.stdout.components(separatedBy: "#3   Leather Boots").count - 1 == 3, "\(result.stdout)")
         #expect(result.stdout.contains("note: the app was started again"), "\(result.stdout)")
     }
+
+    @Test("a handler in an endless loop: the worker is killed after [shell] worker_timeout and replaced")
+    func hungWorker() throws {
+        let folder = try makeTemporaryDirectory("supervised-hang")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
+        chmod(folder + "/plugins", 0o755)
+        try FixtureBuilder.buildCrasher(output: folder + "/plugins/libcrasher.so")
+        try "[plugins]\ndirs = [\"$SDK_DIR\", \"\(folder)/plugins\"]\n[shell]\nworker_timeout = 2\n"
+            .write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
+        let result = try run(
+            BuildProducts.coordsh, ["--supervised", "--keep-going", "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite"],
+            input: "cart add 5\ncrash now loop\nwhere\n", environment: ["HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data"],
+            timeout: 60)
+        #expect(result.status == 1)
+        #expect(result.stderr == "coordsh: error: the app process stopped answering running 'crash now loop' in plugin crasher: no answer for 2 s, killed; restarted, back at cart/cart\n", "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("route: cart/cart\n  1. page cart/cart\n  2. coordinator cart\n  3. scene terminal\n  4. app\n"), "\(result.stdout)")
+    }
+
 }

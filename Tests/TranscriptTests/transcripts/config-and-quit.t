@@ -14,6 +14,7 @@ values (a file's keys over the built-in defaults, key by key):
   serve.max_clients = 64                                     {{*}}/config/coordsh.toml
   serve.outbound_limit = 4194304                             {{*}}/config/coordsh.toml
   shell.home = 'content/catalog'                             {{*}}/config/coordsh.toml
+  shell.worker_timeout = 30                                  {{*}}/config/coordsh.toml
 in force:
   plugin folders     $BUILD, $TMP/data/coordsh/plugins
   database           $TMP/data/coordsh/shop.sqlite  (default)
