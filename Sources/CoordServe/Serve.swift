@@ -32,19 +32,25 @@ public enum Serve {
         return 1
     }
 
+    /// The log (to stderr, from `level` up) and the configuration in force; nil, after the
+    /// configuration's one-line error, when it cannot be read.
+    static func prepare(_ options: Options, label: String, level: Logger.Level) -> (Config, Logger)? {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: label)
+        logger.logLevel = level
+        do {
+            return (try ConfigDiscovery.load(option: options.configPath), logger)
+        } catch {
+            _ = refuse("\(error)")
+            return nil
+        }
+    }
+
     /// Runs until SIGTERM or SIGINT; returns the exit status (0 after a clean shutdown, 1 when
     /// it could not start).
     @MainActor
     public static func run(_ options: Options) -> Int32 {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        var logger = Logger(label: "coordsh.serve")
-        logger.logLevel = .info
-        let config: Config
-        do {
-            config = try ConfigDiscovery.load(option: options.configPath)
-        } catch {
-            return refuse("\(error)")
-        }
+        guard let (config, logger) = prepare(options, label: "coordsh.serve", level: .info) else { return 1 }
         let place: SocketPlace
         let lock: SocketPlace.Lock
         do {

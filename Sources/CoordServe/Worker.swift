@@ -19,15 +19,7 @@ import NIOPosix
 public enum Worker {
     @MainActor
     public static func run(_ options: Serve.Options, descriptor: Int32) -> Int32 {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        var logger = Logger(label: "coordsh.worker")
-        logger.logLevel = .warning
-        let config: Config
-        do {
-            config = try ConfigDiscovery.load(option: options.configPath)
-        } catch {
-            return Serve.refuse("\(error)")
-        }
+        guard let (config, logger) = Serve.prepare(options, label: "coordsh.worker", level: .warning) else { return 1 }
         signal(SIGPIPE, SIG_IGN)
         let host = AppHost(config: config, databaseOverride: options.databasePath)
         let report = host.start(extraPluginDirectories: options.pluginDirectories, secrets: NoTerminalSecrets())

@@ -6,14 +6,21 @@ import Testing
 /// not the session. Through the real binary, with a fixture plugin that traps on demand.
 @Suite("Supervised shell")
 struct SupervisedTests {
-    @Test("each crash is one error line naming plugin, line, signal and Swift's message; the page and the cart are back; the 4th crash in 5 minutes stops the app until 'restart'")
-    func crashesCostOneCommand() throws {
+    /// A private folder with the crasher plugin in `plugins/` and a `coordsh.toml` loading it
+    /// beside the bundled plugins, plus `config`.
+    static func folderWithCrasher(config: String) throws -> String {
         let folder = try makeTemporaryDirectory("supervised")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
         chmod(folder + "/plugins", 0o755)
         try FixtureBuilder.buildCrasher(output: folder + "/plugins/libcrasher.so")
-        try "[plugins]\ndirs = [\"$SDK_DIR\", \"\(folder)/plugins\"]\n".write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
+        try "[plugins]\ndirs = [\"$SDK_DIR\", \"\(folder)/plugins\"]\n\(config)".write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test("each crash is one error line naming plugin, line, signal and Swift's message; the page and the cart are back; the 4th crash in 5 minutes stops the app until 'restart'")
+    func crashesCostOneCommand() throws {
+        let folder = try Self.folderWithCrasher(config: "")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = """
             content show 9
             cart add 3
@@ -52,13 +59,8 @@ struct SupervisedTests {
 
     @Test("a handler in an endless loop: the worker is killed after [shell] worker_timeout and replaced")
     func hungWorker() throws {
-        let folder = try makeTemporaryDirectory("supervised-hang")
+        let folder = try Self.folderWithCrasher(config: "[shell]\nworker_timeout = 2\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
-        chmod(folder + "/plugins", 0o755)
-        try FixtureBuilder.buildCrasher(output: folder + "/plugins/libcrasher.so")
-        try "[plugins]\ndirs = [\"$SDK_DIR\", \"\(folder)/plugins\"]\n[shell]\nworker_timeout = 2\n"
-            .write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
         let result = try run(
             BuildProducts.coordsh, ["--supervised", "--keep-going", "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite"],
             input: "cart add 5\ncrash now loop\nwhere\n", environment: ["HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data"],
