@@ -1,7 +1,8 @@
 import Foundation
 
 /// Start-up to ready and peak memory: coordsh with the four plugins running one trivial
-/// command, against a trivial Swift executable; then with 10, 100 and 500 generated plugins.
+/// command, against a trivial Swift executable, and the same with `--supervised` (a front and
+/// a worker process) against in-process; then with 10, 100 and 500 generated plugins.
 enum StartupBench {
     static let rounds = 31
 
@@ -12,9 +13,12 @@ enum StartupBench {
         let samples = interleaved(rounds, [
             { runMeasured(env.trivial, [], environment: env.environment) },
             { env.run(shop) },
+            { env.run(["--supervised"] + shop) },
         ])
         precondition(samples[1].allSatisfy { $0.status == 0 }, "coordsh -c 'echo ok' failed")
+        precondition(samples[2].allSatisfy { $0.status == 0 }, "coordsh --supervised -c 'echo ok' failed")
         let trivial = median(samples[0].map(\.seconds)), shell = median(samples[1].map(\.seconds))
+        let supervised = median(samples[2].map(\.seconds))
         let memory = (0..<5).map { _ in
             (Double(peakMemoryKiB(env.trivial, ["--stdin"], environment: env.environment)) / 1024,
              Double(peakMemoryKiB(env.coordsh, ["--config", env.shippedConfig], environment: env.environment)) / 1024)
@@ -23,6 +27,8 @@ enum StartupBench {
         var rows = [
             ResultRow(measurement: "start-up, 4 plugins, -c 'echo ok'", figure: ms(shell), baseline: "trivial Swift exe \(ms(trivial))",
                 ratio: times(shell / trivial) + " trivial", goal: "≤ 20 ms", verdict: met(shell <= 0.020)),
+            ResultRow(measurement: "start-up --supervised (front + worker)", figure: ms(supervised), baseline: "in-process \(ms(shell))",
+                ratio: times(supervised / shell) + " in-process", goal: "≤ 1.5× in-process", verdict: met(supervised <= 1.5 * shell)),
             ResultRow(measurement: "peak memory, 4 plugins, after start-up", figure: String(format: "%.1f MiB", shellRSS),
                 baseline: String(format: "trivial Swift exe %.1f MiB", trivialRSS), ratio: times(shellRSS / trivialRSS) + " trivial",
                 goal: "≤ 25 MiB", verdict: met(shellRSS <= 25)),
