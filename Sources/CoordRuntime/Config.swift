@@ -330,6 +330,11 @@ public struct Config: Sendable, Equatable {
     }
 
     /// Where vetting verdicts are cached: `$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv`.
+    /// Where quarantined plugins are listed: `$XDG_STATE_HOME/coordsh/quarantine.tsv`.
+    public func expandedQuarantinePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        Config.expand("$XDG_STATE_HOME/coordsh/quarantine.tsv", configDirectory: nil, environment: environment)
+    }
+
     public func expandedVerdictCachePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         Config.expand("$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv", configDirectory: nil, environment: environment)
     }

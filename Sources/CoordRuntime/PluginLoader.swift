@@ -32,6 +32,8 @@ public final class PluginLoader {
     public var vetting: ContractRunner?
     /// Verdicts of files vetted before.
     public var cache: VerdictCache?
+    /// Plugins not to load, by name (set aside after crashes).
+    public var quarantine: Quarantine?
     /// The folders `loadAll` scanned, for `rescan` and the watcher.
     public private(set) var directories: [String] = []
     /// Files (real paths) and plugin names to pass over without a word: the contract suite
@@ -222,9 +224,13 @@ public final class PluginLoader {
             if let kind = verdict.refusal { throw refuse(kind, verdict.reason ?? kind.rawValue) }
             // Known before anything is mapped: a second copy or a new version of a loaded
             // plugin must not be dlopened next to it.
-            if let name = verdict.name { try checkNotLoaded(name, version: verdict.version ?? "?", file: file) }
+            if let name = verdict.name {
+                try checkNotQuarantined(name, file: file)
+                try checkNotLoaded(name, version: verdict.version ?? "?", file: file)
+            }
         }
         let (image, name, version) = try PluginImage.load(file)
+        try checkNotQuarantined(name, file: file)
         try checkNotLoaded(name, version: version, file: file)
         let definitions = try image.register()
         let unmet = app.unmetNeeds(of: definitions)
@@ -243,6 +249,12 @@ public final class PluginLoader {
         let plugin = LoadedPlugin(origin: origin, features: definitions.map(\.name), vettedNow: candidate.vettedNow)
         loaded.append(plugin)
         return plugin
+    }
+
+    private func checkNotQuarantined(_ name: String, file: PluginFile) throws(PluginRefusal) {
+        if let reason = quarantine?.entries()[name] {
+            throw PluginRefusal(path: file.path, kind: .quarantined, reason: "quarantined: \(reason); 'plugins allow \(name)' lets it load again")
+        }
     }
 
     private func checkNotLoaded(_ name: String, version: String, file: PluginFile) throws(PluginRefusal) {

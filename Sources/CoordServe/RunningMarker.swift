@@ -15,8 +15,8 @@ final class RunningMarker {
     deinit { close(descriptor) }
 
     /// Notes `line` and the plugin it runs in (empty for a built-in), tab-separated.
-    func record(line: String, feature: String?) {
-        write("\(feature ?? "")\t\(line)")
+    func record(line: String, plugin: String?) {
+        write("\(plugin ?? "")\t\(line)")
     }
 
     /// The command finished: nothing is running.

@@ -100,7 +100,7 @@ final class Server {
             }
             handled += 1
             client.secrets.begin(with: answers)
-            runningMarker?.record(line: line, feature: client.session.feature(of: line))
+            runningMarker?.record(line: line, plugin: client.session.plugin(of: line))
             let reply = client.session.run(line)
             runningMarker?.clear()
             if let needed = client.secrets.pending, answers.count < 8 {

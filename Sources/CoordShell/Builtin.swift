@@ -12,7 +12,7 @@ struct Builtin {
 
     static let all: [Builtin] = [
         Builtin(name: "help", usage: "help [PREFIX [VERB] | ROUTE]", summary: "list commands, a feature's messages, one message or one page", run: help),
-        Builtin(name: "plugins", usage: "plugins [load PATH | rescan]", summary: "list loaded and refused plugins, load one, or look for new ones", run: plugins),
+        Builtin(name: "plugins", usage: "plugins [load PATH | rescan | allow NAME]", summary: "list loaded and refused plugins, load one, look for new ones, or let a quarantined one load again", run: plugins),
         Builtin(name: "pages", usage: "pages", summary: "list every registered route with its parameters", run: pages),
         Builtin(name: "open", usage: "open ROUTE", summary: "open a page: feature/page key=value … or coordsh://feature/page?key=value", run: open),
         Builtin(name: "back", usage: "back", summary: "go back to the previous page", run: back),
@@ -140,6 +140,24 @@ struct Builtin {
                 "loaded": loaded.map { ["name": $0.origin.name, "version": $0.origin.version, "file": $0.origin.path] },
                 "refused": refused.map { ["file": $0.path, "kind": $0.kind.rawValue, "reason": $0.reason] },
             ])
+        }
+        if args.first == "allow" {
+            guard args.count == 2 else { throw ShellError("usage: plugins allow NAME", code: "usage", status: .usage) }
+            let name = args[1]
+            guard let quarantine = session.loader.quarantine, (try? quarantine.remove(name)) == true else {
+                throw ShellError("plugins allow: no plugin named '\(name)' is quarantined", code: "not_quarantined", status: .failure)
+            }
+            var lines = ["plugin \(name) is no longer quarantined"]
+            // Load it now from where it was refused.
+            for refusal in session.loader.refused where refusal.kind == .quarantined && refusal.reason.contains("'plugins allow \(name)'") {
+                do {
+                    let plugin = try session.loader.load(refusal.path)
+                    lines.append("loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)")
+                } catch {
+                    lines.append(error.description)
+                }
+            }
+            return CommandResult(lines: lines, json: ["allowed": name])
         }
         if args.first == "load" {
             guard args.count == 2 else { throw ShellError("usage: plugins load PATH", code: "usage", status: .usage) }

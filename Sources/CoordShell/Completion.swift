@@ -67,16 +67,16 @@ extension Session {
         feature.definition.completions?(parameter, app.dependencies) ?? []
     }
 
-    /// The plugin a line runs in: the feature of its prefix, or of the route it opens; nil for
-    /// a built-in. What a crash report names (see `coordsh worker`).
-    public func feature(of line: String) -> String? {
+    /// The plugin a line runs in: the one that registered the feature of its prefix, or of the
+    /// route it opens; nil for a built-in. What a crash report names (see `coordsh worker`).
+    public func plugin(of line: String) -> String? {
         var words = (try? Words.split(line)) ?? line.split(separator: " ").map(String.init)
         if words.first == "trace" { words.removeFirst() }
         guard let first = words.first else { return nil }
         if first == "open", words.count > 1, let request = try? RouteRequest.parse(words[1]) {
-            return request.feature
+            return app.features.feature(named: request.feature)?.origin?.name
         }
-        return app.features.feature(prefix: first)?.definition.name
+        return app.features.feature(prefix: first)?.origin?.name
     }
 
     /// True when `line` carries a value marked secret (a card number): it must not be kept.

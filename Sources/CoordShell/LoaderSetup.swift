@@ -8,6 +8,7 @@ extension Shell {
         loader.policy = PluginPolicy(allowList: config.pluginAllowList, configFile: config.source)
         loader.vetting = ContractRunner(executable: vettingExecutable ?? Shell.executablePath, timeout: config.vetTimeout)
         loader.cache = VerdictCache(path: config.expandedVerdictCachePath())
+        loader.quarantine = Quarantine(path: config.expandedQuarantinePath())
     }
 
     /// This process's executable, which also runs the vetting and contract children.

@@ -1,4 +1,5 @@
 import CLineEdit
+import CoordRuntime
 import CoordSDK
 import Foundation
 #if canImport(Glibc)
@@ -11,12 +12,15 @@ import Glibc
 /// error line naming the plugin, the line, the signal and Swift's "Fatal error" message; a new
 /// worker is started and the session is put back on the page it was on. As Erlang's
 /// supervisors and VS Code's extension host do, restarts are bounded: at most
-/// `maxCrashes` within `crashWindow` seconds restart by themselves (with a growing pause);
+/// `maxCrashes` within `crashWindow` seconds restart by themselves (the first at once, then
+/// with a growing pause);
 /// past that the app stays stopped, the shell stays up, and `restart` starts it again.
 @MainActor
 final class SupervisedBackend: ShellBackend {
     static let maxCrashes = 3
     static let crashWindow: Double = 300
+    /// Crashes of one plugin that set it aside (see `Quarantine`).
+    static let quarantineAfter = 2
 
     private let launch: () throws -> WorkerProcess
     /// Seconds a command may take in the worker before it is killed as hung.
@@ -25,6 +29,9 @@ final class SupervisedBackend: ShellBackend {
     private var worker: WorkerProcess?
     private var remote: RemoteBackend?
     private var crashes: [Date] = []
+    /// Crashes so far by the plugin that was running, and where the quarantined are listed.
+    private var crashesByPlugin: [String: Int] = [:]
+    private let quarantine: Quarantine?
     /// Why the app is stopped, while it is.
     private var stoppedBecause: String?
     /// Said unasked at the next prompt (a crash noticed while idle, start-up warnings).
@@ -35,8 +42,9 @@ final class SupervisedBackend: ShellBackend {
     /// worker's connection, so the prompt keeps watching whichever worker is running.
     let watchSet: Int32
 
-    init(secrets: SecretPrompt, answerTimeout: Double, launch: @escaping () throws -> WorkerProcess) throws {
+    init(secrets: SecretPrompt, answerTimeout: Double, quarantine: Quarantine?, launch: @escaping () throws -> WorkerProcess) throws {
         self.secrets = secrets
+        self.quarantine = quarantine
         self.answerTimeout = answerTimeout
         self.launch = launch
         watchSet = coordsh_watchset_create()
@@ -102,11 +110,26 @@ final class SupervisedBackend: ShellBackend {
         if hung { worker.killNow() }
         let how = worker.reap()
         var message = hung ? "the app process stopped answering" : "the app process crashed"
-        if let running = worker.running {
-            message += " running '\(running.line)'" + (running.feature.isEmpty ? "" : " in plugin \(running.feature)")
+        let running = worker.running
+        if let running {
+            message += " running '\(running.line)'" + (running.plugin.isEmpty ? "" : " in plugin \(running.plugin)")
         }
-        message += hung ? ": no answer for \(Int(worker.connection.answerTimeout ?? 0)) s, killed" : ": \(how)"
-        if let fatal = worker.fatalError { message += " — \(fatal)" }
+        let cause = hung ? "no answer for \(Int(worker.connection.answerTimeout ?? 0)) s" : how
+        message += hung ? ": \(cause), killed" : ": \(cause)"
+        let fatal = worker.fatalError
+        if let fatal { message += " — \(fatal)" }
+        if let plugin = running?.plugin, !plugin.isEmpty {
+            crashesByPlugin[plugin, default: 0] += 1
+            if crashesByPlugin[plugin, default: 0] >= Self.quarantineAfter, let quarantine {
+                let count = crashesByPlugin[plugin, default: 0]
+                do {
+                    try quarantine.add(plugin, reason: "\(count) crashes, the last running '\(running?.line ?? "")': \(fatal ?? cause)")
+                    message += "; plugin \(plugin) quarantined after \(count) crashes ('plugins allow \(plugin)' lets it load again)"
+                } catch {
+                    message += "; plugin \(plugin) could not be quarantined (\(error))"
+                }
+            }
+        }
         self.worker = nil
         self.remote = nil
         let now = Date()
@@ -115,8 +138,9 @@ final class SupervisedBackend: ShellBackend {
             stoppedBecause = "\(crashes.count) crashes in \(Int(Self.crashWindow / 60)) minutes"
             return message + "; \(stoppedBecause ?? "") — the app is stopped; 'restart' starts it again"
         }
-        // 0.1 s, 0.2 s, 0.4 s: a plugin that dies at once does not spin the machine.
-        usleep(UInt32(100_000 << (crashes.count - 1)))
+        // The first restart at once (the person is waiting); then 0.2 s, 0.4 s: a plugin that
+        // dies at every start does not spin the machine.
+        if crashes.count > 1 { usleep(UInt32(100_000 << (crashes.count - 1))) }
         do {
             try start(restoring: route)
         } catch {

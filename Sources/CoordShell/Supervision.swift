@@ -17,7 +17,8 @@ extension Shell {
         let backend: SupervisedBackend
         do {
             backend = try SupervisedBackend(
-                secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable), answerTimeout: config.workerTimeout
+                secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable), answerTimeout: config.workerTimeout,
+                quarantine: Quarantine(path: config.expandedQuarantinePath())
             ) {
                 try WorkerProcess(executable: executable, arguments: arguments, runningFile: runningFile)
             }

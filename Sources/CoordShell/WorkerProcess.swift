@@ -91,7 +91,7 @@ final class WorkerProcess {
     }
 
     /// The plugin and the line that were running when it died (the plugin empty for a built-in).
-    var running: (feature: String, line: String)? {
+    var running: (plugin: String, line: String)? {
         guard let text = try? String(contentsOfFile: runningFile, encoding: .utf8), !text.isEmpty else { return nil }
         let parts = text.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }

@@ -17,44 +17,62 @@ struct SupervisedTests {
         return folder
     }
 
-    @Test("each crash is one error line naming plugin, line, signal and Swift's message; the page and the cart are back; the 4th crash in 5 minutes stops the app until 'restart'")
+    @Test("each crash is one error line naming plugin, line, signal and Swift's message; page and cart come back; a plugin that crashes twice is quarantined; the 4th crash in 5 minutes stops the app until 'restart'")
     func crashesCostOneCommand() throws {
         let folder = try Self.folderWithCrasher(config: "")
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FixtureBuilder.buildCrasher(output: folder + "/plugins/libcrasher2.so", second: true)
         let script = """
             content show 9
             cart add 3
             crash now index
             where
             cart show
-            crash now unwrap
+            crash2 now unwrap
             crash now fatal
             crash now fine
-            where
-            crash now index
+            plugins
+            crash2 now index
             where
             restart
             where
+            plugins allow crasher
+            crash now fine
             cart show
 
             """
         let result = try run(
             BuildProducts.coordsh, ["--supervised", "--keep-going", "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite"],
-            input: script, environment: ["HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data"],
+            input: script,
+            environment: ["HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state"],
             timeout: 120)
-        let errors = result.stderr.split(separator: "\n").map(String.init)
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(errors.count == 5, "\(result.stderr)")
         let crash = "coordsh: error: the app process crashed running"
-        #expect(errors.first == "\(crash) 'crash now index' in plugin crasher: SIGILL (Illegal instruction) — Fatal error: Index out of range; restarted, back at cart/cart", "\(result.stderr)")
-        #expect(errors.dropFirst().first?.hasPrefix("\(crash) 'crash now unwrap' in plugin crasher: SIGILL (Illegal instruction) — Fatal error: Unexpectedly found nil while unwrapping an Optional value") == true, "\(result.stderr)")
-        #expect(errors.dropFirst(2).first?.hasPrefix("\(crash) 'crash now fatal' in plugin crasher: SIGILL (Illegal instruction) — Fatal error: crasher was asked to crash") == true, "\(result.stderr)")
-        #expect(errors.dropFirst(3).first?.hasSuffix("4 crashes in 5 minutes — the app is stopped; 'restart' starts it again") == true, "\(result.stderr)")
-        #expect(errors.dropFirst(4).first == "coordsh: error: the app is stopped (4 crashes in 5 minutes); 'restart' starts it again", "\(result.stderr)")
-        // The session's page and the cart line survive every crash, and after 'restart'.
-        #expect(result.stdout.components(separatedBy: "route: cart/cart").count - 1 == 3, "\(result.stdout)")
+        let expected = [
+            "\(crash) 'crash now index' in plugin crasher: SIGILL (Illegal instruction) — Fatal error: Index out of range; restarted, back at cart/cart",
+            "\(crash) 'crash2 now unwrap' in plugin crasher2: SIGILL (Illegal instruction) — Fatal error: Unexpectedly found nil while unwrapping an Optional value; restarted, back at cart/cart",
+            "\(crash) 'crash now fatal' in plugin crasher: SIGILL (Illegal instruction) — Fatal error: crasher was asked to crash; plugin crasher quarantined after 2 crashes ('plugins allow crasher' lets it load again); restarted, back at cart/cart",
+            "coordsh: error: unknown command 'crash'",
+            "\(crash) 'crash2 now index' in plugin crasher2: SIGILL (Illegal instruction) — Fatal error: Index out of range; plugin crasher2 quarantined after 2 crashes ('plugins allow crasher2' lets it load again); 4 crashes in 5 minutes — the app is stopped; 'restart' starts it again",
+            "coordsh: error: the app is stopped (4 crashes in 5 minutes); 'restart' starts it again",
+        ]
+        var rest = Substring(result.stderr)
+        for line in expected {
+            guard let found = rest.range(of: line) else {
+                Issue.record("stderr lacks, in order: \(line)\n\(result.stderr)")
+                break
+            }
+            rest = rest[found.upperBound...]
+        }
+        // `plugins` names the quarantine and why.
+        #expect(result.stdout.contains("refused \(folder)/plugins/libcrasher.so: quarantined: 2 crashes, the last running 'crash now fatal': Fatal error: crasher was asked to crash; 'plugins allow crasher' lets it load again"), "\(result.stdout)")
+        // The page and the cart line survive every crash, the stop and 'restart'.
+        #expect(result.stdout.components(separatedBy: "route: cart/cart").count - 1 == 2, "\(result.stdout)")
         #expect(result.stdout.components(separatedBy: "#3   Leather Boots").count - 1 == 3, "\(result.stdout)")
         #expect(result.stdout.contains("note: the app was started again"), "\(result.stdout)")
+        #expect(result.stdout.contains("plugin crasher is no longer quarantined\nloaded plugin crasher 1.0.0 from \(folder)/plugins/libcrasher.so"), "\(result.stdout)")
+        let quarantined = (try? String(contentsOfFile: folder + "/state/coordsh/quarantine.tsv", encoding: .utf8)) ?? ""
+        #expect(quarantined.hasPrefix("crasher2\t2 crashes"), "\(quarantined)")
     }
 
     @Test("a handler in an endless loop: the worker is killed after [shell] worker_timeout and replaced")

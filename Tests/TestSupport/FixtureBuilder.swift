@@ -47,8 +47,9 @@ public enum FixtureBuilder {
 
     /// The crasher plugin (`crash now index|unwrap|fatal|loop`): vets and checks clean, traps
     /// on demand in its message handler.
-    public static func buildCrasher(output: String) throws {
-        try buildSwiftPlugin(sources + "/crasher.swift", module: "Crasher", output: output)
+    /// With `second`, the same as `crasher2` (prefix `crash2`).
+    public static func buildCrasher(output: String, second: Bool = false) throws {
+        try buildSwiftPlugin(sources + "/crasher.swift", module: second ? "Crasher2" : "Crasher", output: output, defines: second ? ["SECOND"] : [])
     }
 
     /// An empty file, the first 4 KiB of a real plugin, and a real plugin whose ELF header

@@ -23,7 +23,7 @@ payment/orders
 $ help
 Commands:
   help [PREFIX [VERB] | ROUTE]  list commands, a feature's messages, one message or one page
-  plugins [load PATH | rescan]  list loaded and refused plugins, load one, or look for new ones
+  plugins [load PATH | rescan | allow NAME]  list loaded and refused plugins, load one, look for new ones, or let a quarantined one load again
   pages                        list every registered route with its parameters
   open ROUTE                   open a page: feature/page key=value … or coordsh://feature/page?key=value
   back                         go back to the previous page
@@ -55,3 +55,6 @@ pages:
   cart/offer code:string             what a promo code gives
 $ scenes
 terminal   pid {{*}}
+$ plugins allow nothing
+coordsh: error: plugins allow: no plugin named 'nothing' is quarantined
+[exit 1]

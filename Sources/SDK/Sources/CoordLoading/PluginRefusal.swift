@@ -42,6 +42,8 @@ public struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible
         case crashed = "crashed"
         case hung = "hung"
         case vettingFailed = "vetting_failed"
+        // Run-time supervision (`coordsh --supervised`).
+        case quarantined = "quarantined"
     }
 
     public init(path: String, kind: Kind, reason: String) {
