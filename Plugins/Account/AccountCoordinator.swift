@@ -36,7 +36,7 @@ final class AccountCoordinator: Coordinator {
             try AccountService.validate(email: email)
             let accounts = try require(Services.accounts, for: "account login")
             let password = try require(Services.secrets, for: "account login").secret("Password for \(email)", confirm: false)
-            let user = try accounts.logIn(email: email, password: password)
+            let user = try accounts.openSession(for: try accounts.logIn(email: email, password: password))
             report(.note("logged in as \(user.email)"))
             try show(AccountPage.profile)
             try provideInScene(Services.user, user)
@@ -44,6 +44,7 @@ final class AccountCoordinator: Coordinator {
         }
         handle(Self.logout) { [unowned self] _ in
             guard let user = dependencies?[Services.user] else { throw CoordError.failed("account logout: nobody is logged in") }
+            if let token = user.sessionToken { try require(Services.accounts, for: "account logout").closeSession(token: token) }
             try provideInScene(Services.user, nil)
             report(.note("logged out \(user.email)"))
             try show(AccountPage.login)

@@ -31,9 +31,24 @@ final class AccountService: AccountManaging {
             )
             """,
         ]),
+        // Login sessions: a random token per login, so that a restarted app can resume it
+        // (`coordsh --supervised`); revoked at logout; never the password.
+        Migration("v2", sql: [
+            """
+            CREATE TABLE sessions (
+                token TEXT PRIMARY KEY,
+                user_id INTEGER NOT NULL REFERENCES users(id),
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                revoked_at TEXT
+            )
+            """,
+        ]),
     ]
 
     static let minimumPasswordLength = 8
+    /// How long a login session can be resumed.
+    static let sessionLifetime: TimeInterval = 30 * 24 * 3600
 
     private lazy var store = FeatureStore(feature: "account", migrations: Self.migrations)
     private var dependencies: AppDependency { store.dependencies }
@@ -119,6 +134,45 @@ final class AccountService: AccountManaging {
             throw CoordError.failed("account login: \(row.string("email")) is not confirmed yet; find the code with 'account outbox', then 'account confirm CODE'")
         }
         return UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true)
+    }
+
+    func openSession(for user: UserAccount) throws -> UserAccount {
+        var generator = SystemRandomNumberGenerator()  // getrandom(2): the kernel's CSPRNG
+        let token = (0..<4).map { _ in String(format: "%016llx", generator.next()) }.joined()
+        let now = Date()
+        try store.data().write { db in
+            try db.execute(
+                "INSERT INTO sessions (token, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                [SQLValue(token), SQLValue(user.id), SQLValue(Self.timestamp(now)), SQLValue(Self.timestamp(now.addingTimeInterval(Self.sessionLifetime)))])
+        }
+        return UserAccount(id: user.id, email: user.email, confirmed: user.confirmed, sessionToken: token)
+    }
+
+    func resumeSession(token: String) throws -> UserAccount? {
+        try store.data().read { db in
+            guard let row = try db.row(
+                """
+                SELECT users.id, users.email FROM sessions JOIN users ON users.id = sessions.user_id
+                WHERE sessions.token = ? AND sessions.revoked_at IS NULL AND sessions.expires_at > ?
+                """, [SQLValue(token), SQLValue(Self.timestamp(Date()))])
+            else { return nil }
+            return UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true, sessionToken: token)
+        }
+    }
+
+    func closeSession(token: String) throws {
+        try store.data().write { db in
+            try db.execute("UPDATE sessions SET revoked_at = ? WHERE token = ? AND revoked_at IS NULL", [SQLValue(Self.timestamp(Date())), SQLValue(token)])
+        }
+    }
+
+    /// UTC, sortable as text: `2026-11-23 17:30:00`.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter.string(from: date)
     }
 
     func outbox() throws -> [OutboxMessage] {

@@ -3,8 +3,9 @@ import Foundation
 /// What a client may send, parsed from a frame's object. Field names and meanings are those
 /// of PROTOCOL.md; anything else is a `ProtocolError` naming the field.
 public enum ClientRequest: Equatable, Sendable {
-    /// The first frame of every connection.
-    case hello(version: Int, client: String)
+    /// The first frame of every connection. `resume` is a login session token to put back in
+    /// the new scene (a supervised shell restoring its session in a new app process).
+    case hello(version: Int, client: String, resume: String? = nil)
     /// Runs one command line in the client's scene. `secrets` answers, in order, the password
     /// prompts the command stopped at before (see `ServerReply.secret`).
     case run(id: Int, line: String, secrets: [String])
@@ -20,7 +21,7 @@ public enum ClientRequest: Equatable, Sendable {
         let fields = Fields(object)
         switch try fields.string("type") {
         case "hello":
-            return .hello(version: try fields.int("version"), client: try fields.optionalString("client") ?? "")
+            return .hello(version: try fields.int("version"), client: try fields.optionalString("client") ?? "", resume: try fields.optionalString("resume"))
         case "run":
             let line = try fields.string("line")
             guard line.count <= maxLineLength else {
@@ -39,7 +40,8 @@ public enum ClientRequest: Equatable, Sendable {
     /// The frame object of this request (what a client sends).
     public var object: [String: Any] {
         switch self {
-        case .hello(let version, let client): ["type": "hello", "version": version, "client": client]
+        case .hello(let version, let client, let resume):
+            resume.map { ["type": "hello", "version": version, "client": client, "resume": $0] } ?? ["type": "hello", "version": version, "client": client]
         case .run(let id, let line, let secrets):
             secrets.isEmpty ? ["type": "run", "id": id, "line": line] : ["type": "run", "id": id, "line": line, "secrets": secrets]
         case .complete(let id, let line, let word): ["type": "complete", "id": id, "line": line, "word": word]

@@ -65,12 +65,16 @@ public enum ServerReply: Sendable {
         public let quit: Bool
         /// The line carried a value declared secret (a card number): keep it out of history.
         public let secret: Bool
+        /// The scene's login session token after the command (nil when nobody is logged in):
+        /// what the client gives back in a `hello` to resume the login in a new scene.
+        public let resume: String?
 
         public init(
             id: Int, status: Int, lines: [String], document: [String: Any]?, notices: [Notice],
-            error: (code: String, message: String)?, route: String?, quit: Bool, secret: Bool
+            error: (code: String, message: String)?, route: String?, quit: Bool, secret: Bool, resume: String? = nil
         ) {
             self.secret = secret
+            self.resume = resume
             self.id = id
             self.status = status
             self.lines = lines
@@ -95,6 +99,7 @@ public enum ServerReply: Sendable {
             ]
             o["document"] = r.document ?? NSNull()
             o["route"] = r.route ?? NSNull()
+            if let resume = r.resume { o["resume"] = resume }
             if let error = r.error { o["error"] = ["code": error.code, "message": error.message] }
             return o
         case .secret(let id, let prompt, let confirm):
@@ -135,7 +140,7 @@ public enum ServerReply: Sendable {
                 id: try f.int("id"), status: try f.int("status"), lines: try f.optionalStrings("lines") ?? [],
                 document: object["document"] as? [String: Any], notices: notices, error: error,
                 route: try f.optionalString("route"), quit: (object["quit"] as? Bool) ?? false,
-                secret: (object["secret"] as? Bool) ?? false))
+                secret: (object["secret"] as? Bool) ?? false, resume: try f.optionalString("resume")))
         case "secret":
             return .secret(id: try f.int("id"), prompt: try f.string("prompt"), confirm: try f.bool("confirm"))
         case "completions":

@@ -48,7 +48,7 @@ final class Server {
     // MARK: Connections
 
     /// A client said hello: give it a scene, or refuse it when the server is full or closing.
-    func open(_ link: ClientLink) {
+    func open(_ link: ClientLink, resume: String? = nil) {
         if draining {
             link.sendAndClose(.goodbye(reason: "the server is shutting down"))
             return
@@ -76,6 +76,10 @@ final class Server {
             version: WireProtocol.version, server: "coordsh", scene: session.scene.identifier, pid: Int(getpid()),
             route: session.currentRoute, page: page)))
         for notice in startNotices { link.send(.event(.init(text: notice, warning: true))) }
+        if let resume {
+            let notice = session.resume(token: resume)
+            link.send(.event(.init(text: notice.text, warning: notice.isWarning)))
+        }
     }
 
     /// The connection ended (the client left, was killed, or was dropped): close its scene.
@@ -126,7 +130,7 @@ final class Server {
             document: reply.document,
             notices: reply.notices.map { .init(text: $0.text, warning: $0.isWarning) },
             error: reply.error.map { ($0.code, $0.message) }, route: session.currentRoute, quit: reply.result.quit,
-            secret: session.isSecret(line))
+            secret: session.isSecret(line), resume: session.scene.sceneService(Services.user)?.sessionToken)
     }
 
     // MARK: Pushes

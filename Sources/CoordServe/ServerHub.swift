@@ -12,8 +12,8 @@ struct ServerHub: Sendable {
     let logger: Logger
     let loop: any EventLoop
 
-    func opened(_ link: ClientLink) {
-        MainActor.assumeIsolated { server.open(link) }
+    func opened(_ link: ClientLink, resume: String?) {
+        MainActor.assumeIsolated { server.open(link, resume: resume) }
     }
 
     func received(_ request: ClientRequest, from link: ClientLink) {

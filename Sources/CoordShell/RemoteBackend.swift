@@ -12,6 +12,8 @@ final class RemoteBackend: ShellBackend {
     /// only the answer crosses the socket, in the request that needs it.
     let secrets: SecretPrompt
     private(set) var route: String?
+    /// The scene's login session token after the last command.
+    private(set) var resumeToken: String?
     /// The last line run and whether the server found a secret value in it.
     private var lastSecret: (line: String, secret: Bool)?
 
@@ -19,12 +21,21 @@ final class RemoteBackend: ShellBackend {
         try self.init(connection: ServerConnection(path: path), secrets: secrets)
     }
 
-    /// Says hello on a connection already made (a supervised shell's socketpair).
-    init(connection: ServerConnection, secrets: SecretPrompt) throws {
+    /// Says hello on a connection already made (a supervised shell's socketpair), with the
+    /// login session to resume in the new scene, if any.
+    init(connection: ServerConnection, secrets: SecretPrompt, resume: String? = nil) throws {
         self.connection = connection
         let path = connection.path
         self.secrets = secrets
-        try connection.write(.hello(version: WireProtocol.version, client: "coordsh connect"))
+        resumeToken = resume
+        do {
+            try connection.write(.hello(version: WireProtocol.version, client: "coordsh connect", resume: resume))
+        } catch {
+            // A server that refuses a peer (another uid, full) answers and closes before our
+            // hello is written: its reason is still there to read, and better than EPIPE.
+            guard case .error(_, _, let message)? = try? connection.receive() else { throw error }
+            throw ServerConnection.Failure(description: "the server at \(path) refused: \(message)")
+        }
         switch try connection.receive() {
         case .hello(let hello):
             self.hello = hello
@@ -53,6 +64,7 @@ final class RemoteBackend: ShellBackend {
                     }
                 case .result(let result):
                     route = result.route
+                    resumeToken = result.resume
                     lastSecret = (line, result.secret)
                     return Self.reply(result)
                 case .error(_, let code, let message):

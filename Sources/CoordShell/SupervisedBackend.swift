@@ -38,6 +38,9 @@ final class SupervisedBackend: ShellBackend {
     private var pending: [Reply.Notice] = []
     private(set) var route: String?
     private(set) var startPage: [String]?
+    /// The login to resume in the next worker: the scene's session token after the last
+    /// command (see `AccountManaging.resumeSession`).
+    private var resumeToken: String?
     /// One descriptor that stays the same across workers: an epoll set holding the current
     /// worker's connection, so the prompt keeps watching whichever worker is running.
     let watchSet: Int32
@@ -60,7 +63,7 @@ final class SupervisedBackend: ShellBackend {
         worker.connection.answerTimeout = answerTimeout
         let remote: RemoteBackend
         do {
-            remote = try RemoteBackend(connection: worker.connection, secrets: secrets)
+            remote = try RemoteBackend(connection: worker.connection, secrets: secrets, resume: resumeToken)
         } catch {
             worker.stop()
             throw error
@@ -69,6 +72,8 @@ final class SupervisedBackend: ShellBackend {
         self.remote = remote
         _ = coordsh_watchset_add(watchSet, worker.connection.descriptor)
         self.route = remote.route
+        // What the new worker said at once (the login resumed, start-up warnings).
+        pending += remote.takePushed()
         if let route, route != remote.route {
             let reopened = remote.run("open \(route)")
             if let error = reopened.error {
@@ -85,6 +90,7 @@ final class SupervisedBackend: ShellBackend {
             return Reply(notices: pending.drain(), error: ShellError(crashed(), code: "crashed", status: .failure))
         }
         route = remote.route
+        resumeToken = remote.resumeToken
         return reply
     }
 

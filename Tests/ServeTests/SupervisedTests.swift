@@ -88,4 +88,40 @@ struct SupervisedTests {
         #expect(result.stdout.hasSuffix("route: cart/cart\n  1. page cart/cart\n  2. coordinator cart\n  3. scene terminal\n  4. app\n"), "\(result.stdout)")
     }
 
+
+    @Test("the login survives a crash through a session token; after logout the token is revoked and a crash finds nobody logged in")
+    func loginSurvivesACrash() throws {
+        let folder = try Self.folderWithCrasher(config: "")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let environment = [
+            "HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
+            "PW": "correct horse battery",
+        ]
+        let shell = [BuildProducts.coordsh, "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite", "--password-env", "PW"]
+        let created = try run(shell[0], Array(shell.dropFirst()), input: "account create ann@example.com\naccount outbox\n", environment: environment)
+        let code = try #require(created.stdout.components(separatedBy: "Run: account confirm ").last?.prefix(6))
+        let script = """
+            account confirm \(code)
+            account login ann@example.com
+            crash now index
+            account whoami
+            account logout
+            crash2 now index
+            account whoami
+
+            """
+        try FixtureBuilder.buildCrasher(output: folder + "/plugins/libcrasher2.so", second: true)
+        let result = try run(shell[0], ["--supervised", "--keep-going"] + Array(shell.dropFirst()), input: script, environment: environment, timeout: 120)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.contains("note: still logged in as ann@example.com\n── Logged in as ann@example.com ──"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("── Not logged in ──\naccount login EMAIL — log in\n"), "\(result.stdout)")
+        #expect(!result.stdout.contains("correct horse") && !result.stderr.contains("correct horse"))
+        // One session row, revoked at the logout: a stolen token is worth nothing after it.
+        let rows = try run("/usr/bin/env", ["python3", "-c", """
+            import sqlite3, sys
+            print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*), count(revoked_at), min(length(token)) FROM sessions").fetchone())
+            """, folder + "/shop.sqlite"], environment: ["HOME": folder])
+        #expect(rows.stdout == "(1, 1, 64)\n", "\(rows.stdout)\(rows.stderr)")
+    }
+
 }

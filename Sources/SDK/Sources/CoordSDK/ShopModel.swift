@@ -42,11 +42,16 @@ public struct UserAccount: Sendable, Equatable {
     public let id: Int64
     public let email: String
     public let confirmed: Bool
+    /// The token of this login (`AccountManaging.openSession`): what lets an app started
+    /// again after a crash put the same person back in the scene without the password. nil
+    /// for an account that is not logged in anywhere.
+    public let sessionToken: String?
 
-    public init(id: Int64, email: String, confirmed: Bool) {
+    public init(id: Int64, email: String, confirmed: Bool, sessionToken: String? = nil) {
         self.id = id
         self.email = email
         self.confirmed = confirmed
+        self.sessionToken = sessionToken
     }
 }
 
