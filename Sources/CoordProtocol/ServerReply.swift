@@ -68,13 +68,18 @@ public enum ServerReply: Sendable {
         /// The scene's login session token after the command (nil when nobody is logged in):
         /// what the client gives back in a `hello` to resume the login in a new scene.
         public let resume: String?
+        /// The scene's queued messages as command lines, each with the route of the page that
+        /// sent it: what a client gives a new scene to make them wait again.
+        public let queued: [(line: String, from: String?)]
 
         public init(
             id: Int, status: Int, lines: [String], document: [String: Any]?, notices: [Notice],
-            error: (code: String, message: String)?, route: String?, quit: Bool, secret: Bool, resume: String? = nil
+            error: (code: String, message: String)?, route: String?, quit: Bool, secret: Bool, resume: String? = nil,
+            queued: [(line: String, from: String?)] = []
         ) {
             self.secret = secret
             self.resume = resume
+            self.queued = queued
             self.id = id
             self.status = status
             self.lines = lines
@@ -100,6 +105,7 @@ public enum ServerReply: Sendable {
             o["document"] = r.document ?? NSNull()
             o["route"] = r.route ?? NSNull()
             if let resume = r.resume { o["resume"] = resume }
+            if !r.queued.isEmpty { o["queued"] = r.queued.map { ["line": $0.line, "from": $0.from ?? NSNull()] as [String: Any] } }
             if let error = r.error { o["error"] = ["code": error.code, "message": error.message] }
             return o
         case .secret(let id, let prompt, let confirm):
@@ -140,7 +146,11 @@ public enum ServerReply: Sendable {
                 id: try f.int("id"), status: try f.int("status"), lines: try f.optionalStrings("lines") ?? [],
                 document: object["document"] as? [String: Any], notices: notices, error: error,
                 route: try f.optionalString("route"), quit: (object["quit"] as? Bool) ?? false,
-                secret: (object["secret"] as? Bool) ?? false, resume: try f.optionalString("resume")))
+                secret: (object["secret"] as? Bool) ?? false, resume: try f.optionalString("resume"),
+                queued: try (object["queued"] as? [Any] ?? []).map { item throws(ProtocolError) -> (line: String, from: String?) in
+                    guard let entry = item as? [String: Any] else { throw ProtocolError("reply", "a queued entry must be an object") }
+                    return (try Fields(entry).string("line"), try Fields(entry).optionalString("from"))
+                }))
         case "secret":
             return .secret(id: try f.int("id"), prompt: try f.string("prompt"), confirm: try f.bool("confirm"))
         case "completions":

@@ -130,7 +130,8 @@ final class Server {
             document: reply.document,
             notices: reply.notices.map { .init(text: $0.text, warning: $0.isWarning) },
             error: reply.error.map { ($0.code, $0.message) }, route: session.currentRoute, quit: reply.result.quit,
-            secret: session.isSecret(line), resume: session.scene.sceneService(Services.user)?.sessionToken)
+            secret: session.isSecret(line), resume: session.scene.sceneService(Services.user)?.sessionToken,
+            queued: session.queuedCommands())
     }
 
     // MARK: Pushes

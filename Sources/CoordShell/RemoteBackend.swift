@@ -14,6 +14,8 @@ final class RemoteBackend: ShellBackend {
     private(set) var route: String?
     /// The scene's login session token after the last command.
     private(set) var resumeToken: String?
+    /// The scene's queued messages after the last command, as command lines.
+    private(set) var queuedCommands: [(line: String, from: String?)] = []
     /// The last line run and whether the server found a secret value in it.
     private var lastSecret: (line: String, secret: Bool)?
 
@@ -65,6 +67,7 @@ final class RemoteBackend: ShellBackend {
                 case .result(let result):
                     route = result.route
                     resumeToken = result.resume
+                    queuedCommands = result.queued
                     lastSecret = (line, result.secret)
                     return Self.reply(result)
                 case .error(_, let code, let message):

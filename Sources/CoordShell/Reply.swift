@@ -75,22 +75,3 @@ extension Session {
         }
     }
 }
-
-extension Session {
-    /// Puts the person of a login session back in this scene, without the password: a
-    /// supervised shell's new app process after a crash. Returns what to tell them.
-    public func resume(token: String) -> Reply.Notice {
-        guard let accounts = scene.dependencies?[Services.accounts] else {
-            return Reply.Notice(text: "the login could not be restored: no plugin provides accounts; log in again", isWarning: true)
-        }
-        do {
-            guard let user = try accounts.resumeSession(token: token) else {
-                return Reply.Notice(text: "the login had ended (logged out or expired); log in again", isWarning: true)
-            }
-            scene.provide(Services.user, user, provider: "account")
-            return Reply.Notice(text: "still logged in as \(user.email)", isWarning: false)
-        } catch {
-            return Reply.Notice(text: "the login could not be restored: \(error); log in again", isWarning: true)
-        }
-    }
-}

@@ -41,6 +41,8 @@ final class SupervisedBackend: ShellBackend {
     /// The login to resume in the next worker: the scene's session token after the last
     /// command (see `AccountManaging.resumeSession`).
     private var resumeToken: String?
+    /// The messages that waited in the scene's queues after the last command.
+    private var queuedCommands: [(line: String, from: String?)] = []
     /// One descriptor that stays the same across workers: an epoll set holding the current
     /// worker's connection, so the prompt keeps watching whichever worker is running.
     let watchSet: Int32
@@ -74,13 +76,24 @@ final class SupervisedBackend: ShellBackend {
         self.route = remote.route
         // What the new worker said at once (the login resumed, start-up warnings).
         pending += remote.takePushed()
+        // The messages that waited: sent again from the page that sent them, they wait again.
+        for queued in queuedCommands {
+            if let from = queued.from, from != remote.route { _ = remote.run("open \(from)") }
+            let again = remote.run(queued.line)
+            if let error = again.error {
+                pending.append(.init(text: "'\(queued.line)' no longer waits: \(error.message)", isWarning: true))
+            } else {
+                pending.append(.init(text: "'\(queued.line)' waits again", isWarning: false))
+            }
+        }
+        queuedCommands = remote.queuedCommands
         if let route, route != remote.route {
             let reopened = remote.run("open \(route)")
             if let error = reopened.error {
                 pending.append(.init(text: "could not go back to \(route): \(error.message)", isWarning: true))
             }
-            self.route = remote.route
         }
+        self.route = remote.route
     }
 
     func run(_ line: String) -> Reply {
@@ -91,6 +104,7 @@ final class SupervisedBackend: ShellBackend {
         }
         route = remote.route
         resumeToken = remote.resumeToken
+        queuedCommands = remote.queuedCommands
         return reply
     }
 

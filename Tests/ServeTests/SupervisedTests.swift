@@ -89,6 +89,43 @@ struct SupervisedTests {
     }
 
 
+    /// Creates and confirms ann@example.com with the password in $PW, in process.
+    static func createAccount(_ shell: [String], _ environment: [String: String]) throws {
+        let created = try run(shell[0], Array(shell.dropFirst()), input: "account create ann@example.com\naccount outbox\n", environment: environment)
+        let code = try #require(created.stdout.components(separatedBy: "Run: account confirm ").last?.prefix(6))
+        let confirmed = try run(shell[0], Array(shell.dropFirst()) + ["-c", "account confirm \(code)"], environment: environment)
+        #expect(confirmed.status == 0, "\(confirmed.stderr)")
+    }
+
+    @Test("a guest's checkout waiting for a login waits again after a crash, and goes on at the login: paid once")
+    func waitingCheckoutSurvivesACrash() throws {
+        let folder = try Self.folderWithCrasher(config: "")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let environment = [
+            "HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
+            "PW": "correct horse battery",
+        ]
+        let shell = [BuildProducts.coordsh, "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite", "--password-env", "PW"]
+        try Self.createAccount(shell, environment)
+        let script = """
+            cart add 4
+            cart checkout
+            crash now index
+            queue
+            account login ann@example.com
+            payment pay 4242424242424242
+            queue
+
+            """
+        let result = try run(shell[0], ["--supervised", "--keep-going"] + Array(shell.dropFirst()), input: script, environment: environment, timeout: 120)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("restarted, back at account/login\n"), "\(result.stderr)")
+        #expect(result.stdout.contains("note: 'cart checkout' waits again\ncoordinator cart: 1/32\n  cartCheckout() waiting for user"), "\(result.stdout)")
+        #expect(result.stdout.contains("note: cartCheckout() replayed at coordinator cart"), "\(result.stdout)")
+        #expect(result.stdout.contains("note: paid: order 1\n"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("no queued messages\n"), "\(result.stdout)")
+    }
+
     @Test("the login survives a crash through a session token; after logout the token is revoked and a crash finds nobody logged in")
     func loginSurvivesACrash() throws {
         let folder = try Self.folderWithCrasher(config: "")
@@ -98,10 +135,8 @@ struct SupervisedTests {
             "PW": "correct horse battery",
         ]
         let shell = [BuildProducts.coordsh, "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite", "--password-env", "PW"]
-        let created = try run(shell[0], Array(shell.dropFirst()), input: "account create ann@example.com\naccount outbox\n", environment: environment)
-        let code = try #require(created.stdout.components(separatedBy: "Run: account confirm ").last?.prefix(6))
+        try Self.createAccount(shell, environment)
         let script = """
-            account confirm \(code)
             account login ann@example.com
             crash now index
             account whoami

@@ -1,0 +1,45 @@
+import CoordSDK
+
+/// What a scene's session is made of beyond its pages, in a form that outlives the process:
+/// the login (a session token) and the messages waiting in its queues (as command lines). A
+/// supervised shell keeps both and puts them back in a new app process after a crash.
+extension Session {
+    /// Puts the person of a login session back in this scene, without the password: a
+    /// supervised shell's new app process after a crash. Returns what to tell them.
+    public func resume(token: String) -> Reply.Notice {
+        guard let accounts = scene.dependencies?[Services.accounts] else {
+            return Reply.Notice(text: "the login could not be restored: no plugin provides accounts; log in again", isWarning: true)
+        }
+        do {
+            guard let user = try accounts.resumeSession(token: token) else {
+                return Reply.Notice(text: "the login had ended (logged out or expired); log in again", isWarning: true)
+            }
+            scene.provide(Services.user, user, provider: "account")
+            return Reply.Notice(text: "still logged in as \(user.email)", isWarning: false)
+        } catch {
+            return Reply.Notice(text: "the login could not be restored: \(error); log in again", isWarning: true)
+        }
+    }
+
+    /// The scene's queued feature messages as the command lines that send them again, each
+    /// with the route of the page that sent it (nil when a coordinator did): what a new app
+    /// process needs to make the same messages wait again. Messages of the app itself
+    /// (`globalDisplay`) are not commands and are left out.
+    public func queuedCommands() -> [(line: String, from: String?)] {
+        var commands: [(line: String, from: String?)] = []
+        func visit(_ level: Responder) {
+            for entry in level.queuedMessages {
+                let message = entry.message
+                guard let feature = app.features.feature(prefix: message.name.prefix.description) else { continue }
+                let words = [feature.definition.prefix, message.name.verb]
+                    + message.arguments.values.map { RouteRequest.quoteWord("\($0.name)=\($0.value)") }
+                commands.append((words.joined(separator: " "), (message.sender as? PageView)?.page.route.description))
+            }
+        }
+        scene.walk { coordinator, _ in
+            visit(coordinator)
+            coordinator.viewStack.forEach(visit)
+        }
+        return commands
+    }
+}
