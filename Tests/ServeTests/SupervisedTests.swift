@@ -89,6 +89,19 @@ struct SupervisedTests {
     }
 
 
+    /// A crasher folder whose shop has ann@example.com confirmed (password in $PW), the shell's
+    /// command line (executable first) and its environment.
+    static func shopWithAccount() throws -> (folder: String, shell: [String], environment: [String: String]) {
+        let folder = try folderWithCrasher(config: "")
+        let environment = [
+            "HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
+            "PW": "correct horse battery",
+        ]
+        let shell = [BuildProducts.coordsh, "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite", "--password-env", "PW"]
+        try createAccount(shell, environment)
+        return (folder, shell, environment)
+    }
+
     /// Creates and confirms ann@example.com with the password in $PW, in process.
     static func createAccount(_ shell: [String], _ environment: [String: String]) throws {
         let created = try run(shell[0], Array(shell.dropFirst()), input: "account create ann@example.com\naccount outbox\n", environment: environment)
@@ -99,14 +112,8 @@ struct SupervisedTests {
 
     @Test("a guest's checkout waiting for a login waits again after a crash, and goes on at the login: paid once")
     func waitingCheckoutSurvivesACrash() throws {
-        let folder = try Self.folderWithCrasher(config: "")
+        let (folder, shell, environment) = try Self.shopWithAccount()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let environment = [
-            "HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
-            "PW": "correct horse battery",
-        ]
-        let shell = [BuildProducts.coordsh, "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite", "--password-env", "PW"]
-        try Self.createAccount(shell, environment)
         let script = """
             cart add 4
             cart checkout
@@ -128,14 +135,8 @@ struct SupervisedTests {
 
     @Test("the login survives a crash through a session token; after logout the token is revoked and a crash finds nobody logged in")
     func loginSurvivesACrash() throws {
-        let folder = try Self.folderWithCrasher(config: "")
+        let (folder, shell, environment) = try Self.shopWithAccount()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let environment = [
-            "HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
-            "PW": "correct horse battery",
-        ]
-        let shell = [BuildProducts.coordsh, "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite", "--password-env", "PW"]
-        try Self.createAccount(shell, environment)
         let script = """
             account login ann@example.com
             crash now index
