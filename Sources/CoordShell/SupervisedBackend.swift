@@ -59,8 +59,9 @@ final class SupervisedBackend: ShellBackend {
 
     deinit { close(watchSet) }
 
-    /// Starts a worker, says hello, and opens `route` in it (the page the session was on).
-    private func start(restoring route: String?) throws {
+    /// Starts a worker, says hello, and (when `replay`) gives it the session back: the
+    /// queued messages sent again, then `route` opened (the page the session was on).
+    private func start(restoring route: String?, replay: Bool = true) throws {
         let worker = try launch()
         worker.connection.answerTimeout = answerTimeout
         let remote: RemoteBackend
@@ -76,10 +77,15 @@ final class SupervisedBackend: ShellBackend {
         self.route = remote.route
         // What the new worker said at once (the login resumed, start-up warnings).
         pending += remote.takePushed()
+        guard replay else {
+            queuedCommands = []
+            return
+        }
         // The messages that waited: sent again from the page that sent them, they wait again.
         for queued in queuedCommands {
             if let from = queued.from, from != remote.route { _ = remote.run("open \(from)") }
             let again = remote.run(queued.line)
+            if remote.connection.closedReason != nil { return try restoreFailed("'\(queued.line)'") }
             if let error = again.error {
                 pending.append(.init(text: "'\(queued.line)' no longer waits: \(error.message)", isWarning: true))
             } else {
@@ -89,11 +95,26 @@ final class SupervisedBackend: ShellBackend {
         queuedCommands = remote.queuedCommands
         if let route, route != remote.route {
             let reopened = remote.run("open \(route)")
+            if remote.connection.closedReason != nil { return try restoreFailed("the page \(route)") }
             if let error = reopened.error {
                 pending.append(.init(text: "could not go back to \(route): \(error.message)", isWarning: true))
             }
         }
         self.route = remote.route
+    }
+
+    /// The new worker died while it was given the session back (a page that traps when it is
+    /// shown again): one more worker, on its start page, without what could not be restored.
+    private func restoreFailed(_ what: String) throws {
+        if let worker {
+            let how = worker.reap()
+            let fatal = worker.fatalError.map { " — \($0)" } ?? ""
+            pending.append(.init(text: "\(what) could not be restored: the app process crashed again (\(how)\(fatal)); starting over from the start page", isWarning: true))
+        }
+        worker = nil
+        remote = nil
+        queuedCommands = []
+        try start(restoring: nil, replay: false)
     }
 
     func run(_ line: String) -> Reply {

@@ -160,4 +160,20 @@ struct SupervisedTests {
         #expect(rows.stdout == "(1, 1, 64)\n", "\(rows.stdout)\(rows.stderr)")
     }
 
+
+    @Test("a page that traps when it is shown again: the restore falls back to the start page with a note, and the shell goes on")
+    func pageThatCannotBeRestored() throws {
+        let folder = try Self.folderWithCrasher(config: "")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try run(
+            BuildProducts.coordsh, ["--supervised", "--keep-going", "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite"],
+            input: "open crasher/fragile\ncrash now arm\ncrash now index\nwhere\necho still here\n",
+            environment: ["HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state"],
+            timeout: 120)
+        #expect(result.stdout.contains("── Fragile ──"), "\(result.stdout)")
+        #expect(result.stderr.contains("restarted, back at content/catalog"), "\(result.stderr)")
+        #expect(result.stderr.contains("the page crasher/fragile could not be restored: the app process crashed again (SIGILL (Illegal instruction) — Fatal error: the fragile page cannot be shown again); starting over from the start page"), "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasSuffix("route: content/catalog\n  1. page content/catalog\n  2. coordinator content\n  3. scene terminal\n  4. app\nstill here\n"), "\(result.stdout)")
+    }
+
 }
