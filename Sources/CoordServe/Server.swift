@@ -104,7 +104,10 @@ final class Server {
             }
             handled += 1
             client.secrets.begin(with: answers)
-            runningMarker?.record(line: line, plugin: client.session.plugin(of: line))
+            // A secret (a card number) is not written to the marker file: its words after the
+            // verb are masked.
+            let shown = client.session.isSecret(line) ? line.split(separator: " ").prefix(2).joined(separator: " ") + " ****" : line
+            runningMarker?.record(line: shown, plugin: client.session.plugin(of: line))
             let reply = client.session.run(line)
             runningMarker?.clear()
             if let needed = client.secrets.pending, answers.count < 8 {
