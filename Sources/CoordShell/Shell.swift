@@ -159,8 +159,10 @@ public final class Shell {
             case .interrupted:
                 continue
             case .line(let line):
-                editor.remember(line)
+                // Run first: a remote backend knows whether the line carried a secret (a card
+                // number) only once its server has seen it, and a secret never enters history.
                 _ = runOne(backend, line)
+                editor.remember(line)
             }
         }
         return 0

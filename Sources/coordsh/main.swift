@@ -31,12 +31,23 @@ struct CoordshCommand: ParsableCommand {
     @Flag(name: .customLong("strict-plugins"), help: "Exit with status 3 if any plugin is refused at start-up.")
     var strictPlugins = false
 
-    @Flag(name: .customLong("supervised"), help: "Run the plugins in an app process that a crash restarts, back on the same page (preview).")
+    @Flag(name: .customLong("supervised"), help: "Run the plugins in an app process that a crash restarts, back on the same page (the default at a terminal).")
     var supervised = false
+
+    @Flag(name: .customLong("single-process"), help: "Run the plugins in this process, even at a terminal (a plugin's crash then ends the shell).")
+    var singleProcess = false
+
+    func validate() throws {
+        if supervised, singleProcess { throw ValidationError("give either --supervised or --single-process, not both") }
+    }
 
     func run() throws {
         var options = session.shellOptions
-        options.supervised = supervised
+        // At a terminal the app runs supervised: a person's session is worth a worker process.
+        // Scripts (-c, -f, piped stdin) stay in one process unless asked: they start faster,
+        // and a crash there is an exit status, not a lost session.
+        let interactive = session.commands.isEmpty && session.scriptPath == nil && isatty(STDIN_FILENO) == 1
+        options.supervised = supervised || (interactive && !singleProcess)
         options.pluginDirectories = pluginDirectories
         options.databasePath = databasePath
         options.strictPlugins = strictPlugins

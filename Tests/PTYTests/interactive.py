@@ -178,8 +178,9 @@ try:
 
     # A plugin copied into a watched folder while a line is half typed: it is announced above
     # the prompt, and the half-typed line is still there to finish.
+    # (In one process, --single-process: the shell's own watcher, not a worker's.)
     drop, config = plugin_folder(home, "drop")
-    child = start(home, {"NO_COLOR": "1"}, config=config)
+    child = start(home, {"NO_COLOR": "1"}, config=config, args=("--single-process",))
     child.send("con")
     shutil.copy(os.path.join(os.path.dirname(COORDSH), "libContentPlugin.so"), drop)
     child.expect("note: loaded plugin content [0-9.]+ from " + re.escape(drop) + "/libContentPlugin.so")
@@ -246,9 +247,9 @@ try:
         server.terminate()
         assert server.wait(timeout=20) == 0
 
-    # --supervised: the worker killed while the prompt waits is noticed there, replaced, and
+    # At a terminal coordsh is supervised by default: the worker killed while the prompt waits is noticed there, replaced, and
     # the session is back on its page with completion working; Ctrl-D leaves no worker behind.
-    child = start(home, {"NO_COLOR": "1"}, args=("--supervised", "--db", home + "/supervised.sqlite"))
+    child = start(home, {"NO_COLOR": "1"}, args=("--db", home + "/supervised.sqlite"))
     child.sendline("cart add 3")
     child.expect(r"coordsh cart/cart> ")
     workers = subprocess.run(["pgrep", "-P", str(child.pid), "-f", "coordsh worker"], capture_output=True, text=True).stdout.split()
