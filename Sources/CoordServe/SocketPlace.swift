@@ -93,10 +93,16 @@ struct SocketPlace {
             throw Refusal(description: "cannot open lock file \(lockPath): \(String(cString: strerror(errno)))")
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            var buffer = [UInt8](repeating: 0, count: 32)
-            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
+            // The holder writes its pid just after it takes the lock: a server started at the
+            // same moment may look in between, so it waits a little for the pid to be there.
+            var pid = ""
+            for _ in 0..<40 where pid.isEmpty {
+                var buffer = [UInt8](repeating: 0, count: 32)
+                let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
+                pid = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                if pid.isEmpty { usleep(5_000) }
+            }
             close(fd)
-            let pid = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             throw Refusal(description: "a coordsh server is already running on \(socketPath)\(pid.isEmpty ? "" : " (pid \(pid))")")
         }
         let pid = Array("\(getpid())\n".utf8)
