@@ -104,16 +104,19 @@ final class Server {
             }
             handled += 1
             client.secrets.begin(with: answers)
-            // A secret (a card number) is not written to the marker file: its words after the
-            // verb are masked.
-            let shown = client.session.isSecret(line) ? line.split(separator: " ").prefix(2).joined(separator: " ") + " ****" : line
-            runningMarker?.record(line: shown, plugin: client.session.plugin(of: line))
+            let secret = client.session.isSecret(line)
+            if let runningMarker {
+                // A secret (a card number) is not written to the marker file: its words after
+                // the verb are masked.
+                let shown = secret ? line.split(separator: " ").prefix(2).joined(separator: " ") + " ****" : line
+                runningMarker.record(line: shown, plugin: client.session.plugin(of: line))
+            }
             let reply = client.session.run(line)
             runningMarker?.clear()
             if let needed = client.secrets.pending, answers.count < 8 {
                 link.send(.secret(id: id, prompt: needed.prompt, confirm: needed.confirm))
             } else {
-                link.send(.result(Self.result(id: id, line: line, reply, session: client.session)))
+                link.send(.result(Self.result(id: id, reply, secret: secret, session: client.session)))
             }
             client.secrets.begin(with: [])
             pushPending(except: link.id)
@@ -127,13 +130,13 @@ final class Server {
         }
     }
 
-    static func result(id: Int, line: String, _ reply: Reply, session: Session) -> ServerReply.RunResult {
+    static func result(id: Int, _ reply: Reply, secret: Bool, session: Session) -> ServerReply.RunResult {
         ServerReply.RunResult(
             id: id, status: Int(reply.status), lines: reply.error == nil ? reply.result.lines : [],
             document: reply.document,
             notices: reply.notices.map { .init(text: $0.text, warning: $0.isWarning) },
             error: reply.error.map { ($0.code, $0.message) }, route: session.currentRoute, quit: reply.result.quit,
-            secret: session.isSecret(line), resume: session.scene.sceneService(Services.user)?.sessionToken,
+            secret: secret, resume: session.scene.sceneService(Services.user)?.sessionToken,
             queued: session.queuedCommands())
     }
 

@@ -101,6 +101,25 @@ struct SessionOptions: ParsableArguments {
     }
 }
 
+/// Where an app process finds its configuration, data and extra plugins: the same for
+/// `coordsh serve` and the supervised shell's `coordsh worker`.
+struct AppOptions: ParsableArguments {
+    @Option(name: .customLong("config"), help: ArgumentHelp("Read the configuration from FILE.", valueName: "FILE"))
+    var configPath: String?
+    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in FILE.", valueName: "FILE"))
+    var databasePath: String?
+    @Option(name: .customLong("plugin-dir"), help: ArgumentHelp("Also load plugins from DIR (repeatable).", valueName: "DIR"))
+    var pluginDirectories: [String] = []
+
+    var serveOptions: Serve.Options {
+        var options = Serve.Options()
+        options.configPath = configPath
+        options.databasePath = databasePath
+        options.pluginDirectories = pluginDirectories
+        return options
+    }
+}
+
 /// `coordsh serve`: one app, a scene per client.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -118,24 +137,16 @@ struct ServeCommand: ParsableCommand {
     var socketPath: String?
     @Option(name: .customLong("name"), help: ArgumentHelp("The server's name, for the default socket (default: default).", valueName: "NAME"))
     var name: String?
-    @Option(name: .customLong("config"), help: ArgumentHelp("Read the configuration from FILE.", valueName: "FILE"))
-    var configPath: String?
-    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in FILE.", valueName: "FILE"))
-    var databasePath: String?
-    @Option(name: .customLong("plugin-dir"), help: ArgumentHelp("Also load plugins from DIR (repeatable).", valueName: "DIR"))
-    var pluginDirectories: [String] = []
+    @OptionGroup var app: AppOptions
 
     func validate() throws {
         if socketPath != nil, name != nil { throw ValidationError("give either --socket or --name, not both") }
     }
 
     func run() throws {
-        var options = Serve.Options()
+        var options = app.serveOptions
         options.socketPath = socketPath
         options.name = name
-        options.configPath = configPath
-        options.databasePath = databasePath
-        options.pluginDirectories = pluginDirectories
         let status = MainActor.assumeIsolated { Serve.run(options) }
         if status != 0 { throw ExitCode(status) }
     }
@@ -170,15 +181,10 @@ struct WorkerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "coordsh worker", shouldDisplay: false)
 
     @Option(name: .customLong("fd")) var descriptor: Int32
-    @Option(name: .customLong("config")) var configPath: String?
-    @Option(name: .customLong("db")) var databasePath: String?
-    @Option(name: .customLong("plugin-dir")) var pluginDirectories: [String] = []
+    @OptionGroup var app: AppOptions
 
     func run() throws {
-        var options = Serve.Options()
-        options.configPath = configPath
-        options.databasePath = databasePath
-        options.pluginDirectories = pluginDirectories
+        let options = app.serveOptions
         let status = MainActor.assumeIsolated { Worker.run(options, descriptor: descriptor) }
         if status != 0 { throw ExitCode(status) }
     }
