@@ -286,20 +286,15 @@ struct Builtin {
         try noArguments("queue", args)
         var lines: [String] = []
         var json: [[String: Any]] = []
-        func visit(_ level: Responder) {
+        for level in session.queueHolders {
             let queued = level.queuedMessages
-            guard !queued.isEmpty else { return }
+            guard !queued.isEmpty else { continue }
             lines.append("\(level.chainDescription): \(queued.count)/\(level.queueCapacity)")
             for entry in queued {
                 lines.append("  \(entry.message) waiting for \(entry.waitingFor.joined(separator: ", "))")
             }
             json.append(["level": level.chainDescription, "capacity": level.queueCapacity,
                          "messages": queued.map { ["message": $0.message.name.string, "waitingFor": $0.waitingFor] }])
-        }
-        visit(session.app)
-        session.scene.walk { coordinator, _ in
-            visit(coordinator)
-            coordinator.viewStack.forEach(visit)
         }
         if lines.isEmpty { lines = ["no queued messages"] }
         return CommandResult(lines: lines, json: ["queues": json])

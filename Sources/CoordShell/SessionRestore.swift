@@ -26,20 +26,23 @@ extension Session {
     /// process needs to make the same messages wait again. Messages of the app itself
     /// (`globalDisplay`) are not commands and are left out.
     public func queuedCommands() -> [(line: String, from: String?)] {
-        var commands: [(line: String, from: String?)] = []
-        func visit(_ level: Responder) {
-            for entry in level.queuedMessages {
-                let message = entry.message
-                guard let feature = app.features.feature(prefix: message.name.prefix.description) else { continue }
-                let words = [feature.definition.prefix, message.name.verb]
-                    + message.arguments.values.map { RouteRequest.quoteWord("\($0.name)=\($0.value)") }
-                commands.append((words.joined(separator: " "), (message.sender as? PageView)?.page.route.description))
-            }
+        queueHolders.flatMap(\.queuedMessages).compactMap { entry in
+            let message = entry.message
+            guard let feature = app.features.feature(prefix: message.name.prefix.description) else { return nil }
+            let words = [feature.definition.prefix, message.name.verb]
+                + message.arguments.values.map { RouteRequest.quoteWord("\($0.name)=\($0.value)") }
+            return (words.joined(separator: " "), (message.sender as? PageView)?.page.route.description)
         }
+    }
+
+    /// Every level of this scene that may hold queued messages — the app, then each
+    /// coordinator and its pages — in the order `queue` lists them.
+    var queueHolders: [Responder] {
+        var holders: [Responder] = [app]
         scene.walk { coordinator, _ in
-            visit(coordinator)
-            coordinator.viewStack.forEach(visit)
+            holders.append(coordinator)
+            holders += coordinator.viewStack as [Responder]
         }
-        return commands
+        return holders
     }
 }
