@@ -37,6 +37,8 @@ let package = Package(
     targets: [
         // Line editing, history and completion from libedit (BSD), not GNU readline.
         .target(name: "CLineEdit", linkerSettings: [.linkedLibrary("edit")]),
+        // Descriptor passing (SCM_RIGHTS) between a supervised front and its worker.
+        .target(name: "CSocketPass"),
         .target(name: "CoordRuntime", dependencies: [
             sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"),
             "TOMLKit", .product(name: "Crypto", package: "swift-crypto"),
@@ -52,11 +54,11 @@ let package = Package(
         // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
         .target(name: "CoordProtocol"),
         .target(name: "CoordShell", dependencies: [
-            sdk, "CoordRuntime", "CoordData", "CLineEdit", "CoordProtocol", .product(name: "CoordContract", package: "SDK"),
+            sdk, "CoordRuntime", "CoordData", "CLineEdit", "CSocketPass", "CoordProtocol", .product(name: "CoordContract", package: "SDK"),
         ]),
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [
-            sdk, "CoordShell", "CoordRuntime", "CoordProtocol",
+            sdk, "CoordShell", "CoordRuntime", "CoordProtocol", "CSocketPass",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

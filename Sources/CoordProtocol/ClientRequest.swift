@@ -4,8 +4,10 @@ import Foundation
 /// of PROTOCOL.md; anything else is a `ProtocolError` naming the field.
 public enum ClientRequest: Equatable, Sendable {
     /// The first frame of every connection. `resume` is a login session token to put back in
-    /// the new scene (a supervised shell restoring its session in a new app process).
-    case hello(version: Int, client: String, resume: String? = nil)
+    /// the new scene (a supervised shell restoring its session in a new app process). `scene`
+    /// names the scene; only a worker heeds it, from its front, so that a scene restored in a
+    /// new worker keeps its name and its guest cart (a server names its clients' scenes itself).
+    case hello(version: Int, client: String, resume: String? = nil, scene: String? = nil)
     /// Runs one command line in the client's scene. `secrets` answers, in order, the password
     /// prompts the command stopped at before (see `ServerReply.secret`).
     case run(id: Int, line: String, secrets: [String])
@@ -21,7 +23,9 @@ public enum ClientRequest: Equatable, Sendable {
         let fields = Fields(object)
         switch try fields.string("type") {
         case "hello":
-            return .hello(version: try fields.int("version"), client: try fields.optionalString("client") ?? "", resume: try fields.optionalString("resume"))
+            return .hello(
+                version: try fields.int("version"), client: try fields.optionalString("client") ?? "",
+                resume: try fields.optionalString("resume"), scene: try fields.optionalString("scene"))
         case "run":
             let line = try fields.string("line")
             guard line.count <= maxLineLength else {
@@ -40,12 +44,15 @@ public enum ClientRequest: Equatable, Sendable {
     /// The frame object of this request (what a client sends).
     public var object: [String: Any] {
         switch self {
-        case .hello(let version, let client, let resume):
-            resume.map { ["type": "hello", "version": version, "client": client, "resume": $0] } ?? ["type": "hello", "version": version, "client": client]
+        case .hello(let version, let client, let resume, let scene):
+            var object: [String: Any] = ["type": "hello", "version": version, "client": client]
+            object["resume"] = resume
+            object["scene"] = scene
+            return object
         case .run(let id, let line, let secrets):
-            secrets.isEmpty ? ["type": "run", "id": id, "line": line] : ["type": "run", "id": id, "line": line, "secrets": secrets]
-        case .complete(let id, let line, let word): ["type": "complete", "id": id, "line": line, "word": word]
-        case .bye: ["type": "bye"]
+            return secrets.isEmpty ? ["type": "run", "id": id, "line": line] : ["type": "run", "id": id, "line": line, "secrets": secrets]
+        case .complete(let id, let line, let word): return ["type": "complete", "id": id, "line": line, "word": word]
+        case .bye: return ["type": "bye"]
         }
     }
 }

@@ -18,6 +18,10 @@ public enum ServerReply: Sendable {
     case error(id: Int?, code: String, message: String)
     /// The server is closing this connection (shutting down, or the client was too slow).
     case goodbye(reason: String)
+    /// From a worker to its front only: a newer version of a loaded plugin arrived in a plugin
+    /// folder (`text` says which). The front may start a new worker with it and hand the
+    /// scenes over; this worker cannot, as a Swift image is never unloaded.
+    case upgrade(text: String)
 
     public struct Hello: Sendable, Equatable {
         public let version: Int
@@ -28,7 +32,11 @@ public enum ServerReply: Sendable {
         /// interactive start.
         public let route: String?
         public let page: [String]
-        public init(version: Int, server: String, scene: String, pid: Int, route: String?, page: [String]) {
+        /// The plugins the app loaded, as "NAME VERSION": how a supervised front sees that a
+        /// new worker has the upgraded plugin (and not only the others).
+        public let plugins: [String]
+        public init(version: Int, server: String, scene: String, pid: Int, route: String?, page: [String], plugins: [String] = []) {
+            self.plugins = plugins
             self.version = version
             self.server = server
             self.scene = scene
@@ -96,7 +104,7 @@ public enum ServerReply: Sendable {
         switch self {
         case .hello(let h):
             return ["type": "hello", "version": h.version, "server": h.server, "scene": h.scene, "pid": h.pid,
-                    "route": h.route ?? NSNull(), "page": h.page]
+                    "route": h.route ?? NSNull(), "page": h.page, "plugins": h.plugins]
         case .result(let r):
             var o: [String: Any] = [
                 "type": "result", "id": r.id, "ok": r.error == nil, "status": r.status, "lines": r.lines,
@@ -120,6 +128,8 @@ public enum ServerReply: Sendable {
             return o
         case .goodbye(let reason):
             return ["type": "goodbye", "reason": reason]
+        case .upgrade(let text):
+            return ["type": "upgrade", "text": text]
         }
     }
 
@@ -131,7 +141,8 @@ public enum ServerReply: Sendable {
         case "hello":
             return .hello(Hello(version: try f.int("version"), server: try f.optionalString("server") ?? "",
                                 scene: try f.string("scene"), pid: try f.optionalInt("pid") ?? 0,
-                                route: try f.optionalString("route"), page: try f.optionalStrings("page") ?? []))
+                                route: try f.optionalString("route"), page: try f.optionalStrings("page") ?? [],
+                                plugins: try f.optionalStrings("plugins") ?? []))
         case "result":
             var error: (code: String, message: String)?
             if let e = object["error"] as? [String: Any] {
@@ -161,8 +172,20 @@ public enum ServerReply: Sendable {
             return .error(id: try f.optionalInt("id"), code: try f.string("code"), message: try f.string("message"))
         case "goodbye":
             return .goodbye(reason: try f.optionalString("reason") ?? "")
+        case "upgrade":
+            return .upgrade(text: try f.string("text"))
         case let other:
             throw ProtocolError("reply", "unknown reply type '\(Fields.clip(other))'")
         }
+    }
+}
+
+extension ServerReply.RunResult {
+    /// The same outcome answering request `id`: a front relays a worker's answer to its
+    /// client under the id the client chose.
+    public func renumbered(_ id: Int) -> ServerReply.RunResult {
+        ServerReply.RunResult(
+            id: id, status: status, lines: lines, document: document, notices: notices, error: error, route: route,
+            quit: quit, secret: secret, resume: resume, queued: queued)
     }
 }

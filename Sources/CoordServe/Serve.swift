@@ -23,6 +23,8 @@ public enum Serve {
         public var configPath: String?
         public var databasePath: String?
         public var pluginDirectories: [String] = []
+        /// The app in a worker process this one watches (the default), or in this process.
+        public var supervised = true
         public init() {}
     }
 
@@ -61,11 +63,15 @@ public enum Serve {
         }
         signal(SIGPIPE, SIG_IGN)
 
-        let host = AppHost(config: config, databaseOverride: options.databasePath)
-        let report = host.start(extraPluginDirectories: options.pluginDirectories, secrets: NoTerminalSecrets())
-        if let warning = report.databaseWarning { logger.warning("\(warning)") }
-        for refusal in report.refusals { logger.warning("\(refusal.description)") }
-        let server = Server(host: host, logger: logger, settings: config.serve)
+        let server: any ClientServing
+        var front: FrontServer?
+        if options.supervised {
+            let supervising = supervisedFront(options, config: config, logger: logger)
+            front = supervising
+            server = supervising
+        } else {
+            server = inProcess(options, config: config, logger: logger)
+        }
         let settings = config.serve
         let ownUID = getuid()
         let ids = ConnectionCounter()
@@ -87,7 +93,19 @@ public enum Serve {
                 MainActor.assumeIsolated {
                     switch result {
                     case .success(let listener):
-                        Self.started(listener: listener, loop: loop, server: server, place: place, lock: lock, logger: logger)
+                        // A supervised server's worker starts once the socket listens: a
+                        // client that connects meanwhile waits in the backlog, not refused.
+                        do {
+                            try front?.start(loop: loop)
+                        } catch {
+                            unlink(place.socketPath)
+                            lock.release()
+                            status.withLockedValue { $0 = refuse("\(error)") }
+                            listener.close(promise: nil)
+                            loop.shutdownGracefully { _ in }
+                            return
+                        }
+                        Self.started(listener: listener, loop: loop, server: server, place: place, lock: lock, logger: logger, settings: settings)
                     case .failure(let error):
                         lock.release()
                         status.withLockedValue { $0 = refuse("cannot listen on \(place.socketPath): \(error)") }
@@ -102,15 +120,21 @@ public enum Serve {
     /// Listening: the socket made private, the plugin folders watched, and the graceful
     /// shutdown (SIGTERM, SIGINT) armed.
     @MainActor
-    static func started(listener: any Channel, loop: any EventLoop, server: Server, place: SocketPlace, lock: SocketPlace.Lock, logger: Logger) {
+    static func started(
+        listener: any Channel, loop: any EventLoop, server: any ClientServing, place: SocketPlace, lock: SocketPlace.Lock, logger: Logger,
+        settings: Config.ServeSettings
+    ) {
         chmod(place.socketPath, 0o600)
-        logger.info("listening on \(place.socketPath) (pid \(getpid()), \(server.host.app.features.features.count) features)")
-
-        watchPlugins(server: server, loop: loop)
+        if let server = server as? Server {
+            logger.info("listening on \(place.socketPath) (pid \(getpid()), \(server.host.app.features.features.count) features, in this process)")
+            watchPlugins(server: server, loop: loop)
+        } else if let front = server as? FrontServer, let worker = front.supervisor.worker {
+            logger.info("listening on \(place.socketPath) (pid \(getpid()); the app in worker pid \(worker.pid) with \(worker.plugins.count) plugins)")
+        }
 
         let lifecycle = ServeLifecycle(
             listener: listener, server: server, place: place, lock: lock, loop: loop, logger: logger,
-            drainTimeout: server.settings.drainTimeout)
+            drainTimeout: settings.drainTimeout)
         let services = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: lifecycle)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         Task.detached {
@@ -121,6 +145,33 @@ public enum Serve {
             }
             exit(0)
         }
+    }
+
+    /// The app in this process (`--single-process`): plugins loaded and the database opened
+    /// here, before the socket listens.
+    @MainActor
+    static func inProcess(_ options: Options, config: Config, logger: Logger) -> Server {
+        let host = AppHost(config: config, databaseOverride: options.databasePath)
+        let report = host.start(extraPluginDirectories: options.pluginDirectories, secrets: NoTerminalSecrets())
+        if let warning = report.databaseWarning { logger.warning("\(warning)") }
+        for refusal in report.refusals { logger.warning("\(refusal.description)") }
+        return Server(host: host, logger: logger, settings: config.serve)
+    }
+
+    /// The front of a supervised server: its workers are `coordsh worker` children of this
+    /// binary with the same configuration, all keying guest carts by this front's tag.
+    @MainActor
+    static func supervisedFront(_ options: Options, config: Config, logger: Logger) -> FrontServer {
+        var arguments = ["worker", "--fd", "3", "--log-level", "notice", "--guest-tag", "\(getpid())-\(Int(Date().timeIntervalSince1970))"]
+        if let path = options.configPath { arguments += ["--config", path] }
+        if let path = options.databasePath { arguments += ["--db", path] }
+        for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
+        let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"
+        let executable = Shell.executablePath
+        let supervisor = Supervisor(answerTimeout: config.workerTimeout, quarantine: Quarantine(path: config.expandedQuarantinePath())) {
+            try WorkerProcess(executable: executable, arguments: arguments, runningFile: runningFile, echo: true)
+        }
+        return FrontServer(supervisor: supervisor, logger: logger, settings: config.serve)
     }
 
     /// Watches the plugin folders: what arrives is loaded on the loop and every client told.

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// lock, and returns, after which the process exits 0.
 struct ServeLifecycle: Service {
     let listener: any Channel
-    let server: Server
+    let server: any ClientServing
     let place: SocketPlace
     let lock: SocketPlace.Lock
     let loop: any EventLoop

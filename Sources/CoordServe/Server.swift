@@ -5,10 +5,10 @@ import CoordShell
 import Foundation
 import Logging
 
-/// The app side of `coordsh serve`, on the main actor: one scene per attached client, each
-/// request run in its client's scene, replies and pushes sent back.
+/// The app side of `coordsh serve` (and of a worker), on the main actor: one scene per
+/// attached client, each request run in its client's scene, replies and pushes sent back.
 @MainActor
-final class Server {
+final class Server: ClientServing {
     struct Client {
         let link: ClientLink
         let session: Session
@@ -18,8 +18,9 @@ final class Server {
     let host: AppHost
     let logger: Logger
     let settings: Config.ServeSettings
-    /// Keys this server's guest carts apart from another server's on the same database.
-    let guestTag: String
+    /// Keys this server's guest carts apart from another server's on the same database. A
+    /// worker is given its front's, so that a scene restored in the next worker has its cart.
+    var guestTag: String
     private(set) var clients: [Int: Client] = [:]
     /// Set by SIGTERM: requests still arriving are refused, in-flight ones finish.
     private(set) var draining = false
@@ -32,8 +33,12 @@ final class Server {
     var servesTerminal = false
     /// Where a worker notes the command it is about to run, for its front's crash report.
     var runningMarker: RunningMarker?
-    /// A worker ends when its front's connection does.
-    var exitWhenEmpty = false
+    /// A worker takes the scene names its front gives in `hello` (see `ClientRequest.hello`);
+    /// a server names its clients' scenes itself.
+    var takesSceneNames = false
+    /// A worker tells its front about a new version of a loaded plugin instead of asking for
+    /// a restart: the front can start a new worker with it (see `ServerReply.upgrade`).
+    var offersUpgrades = false
     /// Told to each client right after its hello (a worker's start-up warnings and refusals).
     var startNotices: [String] = []
 
@@ -48,7 +53,7 @@ final class Server {
     // MARK: Connections
 
     /// A client said hello: give it a scene, or refuse it when the server is full or closing.
-    func open(_ link: ClientLink, resume: String? = nil) {
+    func open(_ link: ClientLink, resume: String?, scene name: String?) {
         if draining {
             link.sendAndClose(.goodbye(reason: "the server is shutting down"))
             return
@@ -59,11 +64,12 @@ final class Server {
             return
         }
         let secrets = RemoteSecrets()
+        let identifier = takesSceneNames ? name ?? "c\(link.id)" : servesTerminal ? "terminal" : "c\(link.id)"
         let session = host.openSession(
-            identifier: servesTerminal ? "terminal" : "c\(link.id)",
+            identifier: identifier,
             guestCart: servesTerminal
                 ? GuestCart(owner: .sharedGuest, endsWithScene: false)
-                : GuestCart(owner: .guest("guest:\(guestTag):\(link.id)"), endsWithScene: true),
+                : GuestCart(owner: .guest("guest:\(guestTag):\(identifier)"), endsWithScene: true),
             secrets: secrets, peer: Session.Peer(pid: link.pid, uid: link.uid))
         clients[link.id] = Client(link: link, session: session, secrets: secrets)
         var page: [String] = []
@@ -74,7 +80,8 @@ final class Server {
         logger.info("client \(link.id) connected: pid \(link.pid), scene \(session.scene.identifier), \(clients.count) attached")
         link.send(.hello(.init(
             version: WireProtocol.version, server: "coordsh", scene: session.scene.identifier, pid: Int(getpid()),
-            route: session.currentRoute, page: page)))
+            route: session.currentRoute, page: page,
+            plugins: host.loader.loaded.map { "\($0.origin.name) \($0.origin.version)" })))
         for notice in startNotices { link.send(.event(.init(text: notice, warning: true))) }
         if let resume {
             let notice = session.resume(token: resume)
@@ -89,7 +96,6 @@ final class Server {
         let dropped = events.filter(\.isFailure)
         for event in dropped { logger.notice("client \(link.id): \(event)") }
         logger.info("client \(link.id) disconnected: scene \(client.session.scene.identifier) closed\(dropped.isEmpty ? "" : ", \(dropped.count) queued message\(dropped.count == 1 ? "" : "s") dropped"), \(clients.count) attached")
-        if exitWhenEmpty, clients.isEmpty { exit(0) }
     }
 
     // MARK: Requests
@@ -161,10 +167,15 @@ final class Server {
     func pickUpDroppedPlugins() {
         let (loaded, refused) = host.loader.rescan()
         for plugin in loaded {
-            logger.info("loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)")
+            logger.notice("loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)")
             broadcast(.init(text: "loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)", warning: false))
         }
         for refusal in refused {
+            if offersUpgrades, refusal.kind == .needsRestart {
+                let offer = "a new version of a loaded plugin arrived: \(refusal.path)"
+                for client in clients.values { client.link.send(.upgrade(text: offer)) }
+                continue
+            }
             logger.warning("\(refusal.description)")
             broadcast(.init(text: refusal.description, warning: true))
         }

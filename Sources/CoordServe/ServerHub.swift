@@ -8,12 +8,12 @@ import Logging
 /// server's own work (a write to a peer that went away), and the server must not close a
 /// scene under a command that is still running in it.
 struct ServerHub: Sendable {
-    let server: Server
+    let server: any ClientServing
     let logger: Logger
     let loop: any EventLoop
 
-    func opened(_ link: ClientLink, resume: String?) {
-        MainActor.assumeIsolated { server.open(link, resume: resume) }
+    func opened(_ link: ClientLink, resume: String?, scene: String?) {
+        MainActor.assumeIsolated { server.open(link, resume: resume, scene: scene) }
     }
 
     func received(_ request: ClientRequest, from link: ClientLink) {
@@ -27,4 +27,18 @@ struct ServerHub: Sendable {
     func log(_ level: Logger.Level, _ message: String) {
         logger.log(level: level, "\(message)")
     }
+}
+
+/// What the listener hands its clients to: the app in this process (`Server`), or a
+/// supervised front that relays each client to its scene in a worker (`FrontServer`).
+@MainActor
+protocol ClientServing: AnyObject, Sendable {
+    /// A client said hello (with a login to resume, and a scene name a worker takes).
+    func open(_ link: ClientLink, resume: String?, scene: String?)
+    func handle(_ request: ClientRequest, from link: ClientLink)
+    /// The connection ended.
+    func close(_ link: ClientLink)
+    /// Shutting down: requests that arrive from now on are refused.
+    func beginDrain()
+    func goodbyeAll(_ reason: String)
 }

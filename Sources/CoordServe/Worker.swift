@@ -1,3 +1,4 @@
+import CSocketPass
 import CoordProtocol
 import CoordRuntime
 import CoordSDK
@@ -7,50 +8,89 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// `coordsh worker`: the app of one supervised shell, in a process of its own. The plugins,
-/// the coordinators and the database live here; the front (the shell the person sees) starts
-/// it with one end of a socketpair as `descriptor` and speaks the protocol of `coordsh serve`
-/// over it. When a plugin traps, this process dies and the front carries on: it reports the
-/// crash, starts a new worker and restores the scene.
+/// `coordsh worker`: the app of a supervised front (an interactive shell, or `coordsh serve`),
+/// in a process of its own. The plugins, the coordinators and the database live here; the
+/// front starts it with one end of a control socketpair as `descriptor` and hands it, over
+/// that, one end of a new socketpair per scene, on which the worker speaks the protocol of
+/// `coordsh serve`. When a plugin traps, this process dies and the front carries on: it
+/// reports the crash, starts a new worker and restores the scenes.
 ///
 /// Before each command the worker notes what it runs in the file named by
 /// `COORDSH_WORKER_RUNNING` (the front reads it after a crash); it ends when the front's
-/// connection does.
+/// control channel does.
 public enum Worker {
+    public struct Options: Sendable {
+        public var app = Serve.Options()
+        /// The control channel's descriptor.
+        public var descriptor: Int32 = 3
+        /// Its one scene is the terminal's: the shared guest cart, kept for the next shell.
+        public var terminal = false
+        /// The front's guest-cart tag (see `Server.guestTag`).
+        public var guestTag: String?
+        /// What the worker logs (to stderr, which its front keeps, and a server's front passes
+        /// on to its own log).
+        /// A swift-log level name; warning when nil or unknown.
+        public var logLevel: String?
+        public init() {}
+    }
+
     @MainActor
-    public static func run(_ options: Serve.Options, descriptor: Int32) -> Int32 {
-        guard let (config, logger) = Serve.prepare(options, label: "coordsh.worker", level: .warning) else { return 1 }
+    public static func run(_ options: Options) -> Int32 {
+        guard let (config, logger) = Serve.prepare(options.app, label: "coordsh.worker", level: options.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .warning) else { return 1 }
         signal(SIGPIPE, SIG_IGN)
-        let host = AppHost(config: config, databaseOverride: options.databasePath)
-        let report = host.start(extraPluginDirectories: options.pluginDirectories, secrets: NoTerminalSecrets())
+        let host = AppHost(config: config, databaseOverride: options.app.databasePath)
+        let report = host.start(extraPluginDirectories: options.app.pluginDirectories, secrets: NoTerminalSecrets())
         let server = Server(host: host, logger: logger, settings: config.serve)
-        server.servesTerminal = true
-        server.exitWhenEmpty = true
+        server.servesTerminal = options.terminal
+        server.takesSceneNames = true
+        server.offersUpgrades = true
+        if let tag = options.guestTag { server.guestTag = tag }
         server.runningMarker = ProcessInfo.processInfo.environment["COORDSH_WORKER_RUNNING"].flatMap(RunningMarker.init(path:))
-        // What starting said is told to the front's person after the hello, as the in-process
-        // shell prints it at start.
+        // What starting said is told to each scene after its hello, as the in-process shell
+        // prints it at start.
         server.startNotices = (report.databaseWarning.map { ["warning: \($0)"] } ?? []) + report.refusals.map(\.description)
+        let control = options.descriptor
+        let ids = ConnectionCounter()
 
         MultiThreadedEventLoopGroup.withCurrentThreadAsEventLoop { loop in
             let hub = ServerHub(server: server, logger: logger, loop: loop)
             let timeout = TimeAmount.nanoseconds(Int64(config.serve.handshakeTimeout * 1e9))
-            ClientBootstrap(group: loop)
-                .channelInitializer { channel in
-                    let link = ClientLink(id: 1, channel: channel, pid: getppid(), uid: getuid())
-                    do {
-                        try channel.pipeline.syncOperations.addHandler(ClientHandler(link: link, hub: hub, handshakeTimeout: timeout))
-                    } catch {
-                        return channel.eventLoop.makeFailedFuture(error)
+            // The control channel is read by a thread of its own (a blocking recvmsg); each
+            // scene's connection is attached on the loop. Its end is the front's: then so is ours.
+            Thread.detachNewThread {
+                while true {
+                    let received = coordsh_recv_fd(control)
+                    guard received >= 0 else {
+                        if received == -2 {
+                            FileHandle.standardError.write(Data("coordsh worker: control channel: \(String(cString: strerror(errno)))\n".utf8))
+                        }
+                        loop.execute { exit(0) }
+                        return
                     }
-                    return channel.eventLoop.makeSucceededVoidFuture()
+                    loop.execute { attach(received, loop: loop, hub: hub, id: ids.next(), handshakeTimeout: timeout) }
                 }
-                .withConnectedSocket(descriptor)
-                .whenFailure { error in
-                    FileHandle.standardError.write(Data("coordsh worker: cannot use descriptor \(descriptor): \(error)\n".utf8))
-                    exit(1)
-                }
+            }
             MainActor.assumeIsolated { Serve.watchPlugins(server: server, loop: loop) }
         }
         return 0
+    }
+
+    /// One scene's connection, from the front: the protocol handler on it, as on a client's.
+    static func attach(_ descriptor: Int32, loop: any EventLoop, hub: ServerHub, id: Int, handshakeTimeout: TimeAmount) {
+        ClientBootstrap(group: loop)
+            .channelInitializer { channel in
+                let link = ClientLink(id: id, channel: channel, pid: getppid(), uid: getuid())
+                do {
+                    try channel.pipeline.syncOperations.addHandler(ClientHandler(link: link, hub: hub, handshakeTimeout: handshakeTimeout))
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            .withConnectedSocket(descriptor)
+            .whenFailure { error in
+                hub.log(.error, "cannot use the scene connection \(descriptor) from the front: \(error)")
+                close(descriptor)
+            }
     }
 }

@@ -12,7 +12,7 @@ extension Shell {
     }
 
     /// This process's executable, which also runs the vetting and contract children.
-    static var executablePath: String {
+    package static var executablePath: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 }

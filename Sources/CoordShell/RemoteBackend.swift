@@ -5,9 +5,9 @@ import Foundation
 /// The shell's session on a scene of a `coordsh serve`: every line goes over the socket and
 /// comes back as the same `Reply` the shell prints for a local one.
 @MainActor
-final class RemoteBackend: ShellBackend {
-    let connection: ServerConnection
-    let hello: ServerReply.Hello
+package final class RemoteBackend: ShellBackend {
+    package let connection: ServerConnection
+    package let hello: ServerReply.Hello
     /// Answers the server's password prompts here, at this terminal or from `--password-env`;
     /// only the answer crosses the socket, in the request that needs it.
     let secrets: SecretPrompt
@@ -23,15 +23,15 @@ final class RemoteBackend: ShellBackend {
         try self.init(connection: ServerConnection(path: path), secrets: secrets)
     }
 
-    /// Says hello on a connection already made (a supervised shell's socketpair), with the
-    /// login session to resume in the new scene, if any.
-    init(connection: ServerConnection, secrets: SecretPrompt, resume: String? = nil) throws {
+    /// Says hello on a connection already made (a supervised front's socketpair to its
+    /// worker), with the login session to resume in the new scene and the scene's name, if any.
+    init(connection: ServerConnection, secrets: SecretPrompt, resume: String? = nil, scene: String? = nil) throws {
         self.connection = connection
         let path = connection.path
         self.secrets = secrets
         resumeToken = resume
         do {
-            try connection.write(.hello(version: WireProtocol.version, client: "coordsh connect", resume: resume))
+            try connection.write(.hello(version: WireProtocol.version, client: "coordsh connect", resume: resume, scene: scene))
         } catch {
             // A server that refuses a peer (another uid, full) answers and closes before our
             // hello is written: its reason is still there to read, and better than EPIPE.
@@ -51,13 +51,27 @@ final class RemoteBackend: ShellBackend {
         route = hello.route
     }
 
-    func run(_ line: String) -> Reply {
+    /// One request and its answer: `line` with the password answers given so far. The
+    /// scene's place (route, login, queue) is kept from a result. A supervised front relays a
+    /// client's request with this, the secret prompts left to the client.
+    package func exchange(_ line: String, answers: [String]) throws -> ServerReply {
         let id = connection.newID()
+        try connection.write(.run(id: id, line: line, secrets: answers))
+        let answer = try connection.answer(to: id)
+        if case .result(let result) = answer {
+            route = result.route
+            resumeToken = result.resume
+            queuedCommands = result.queued
+            lastSecret = (line, result.secret)
+        }
+        return answer
+    }
+
+    func run(_ line: String) -> Reply {
         var answers: [String] = []
         do {
             while true {
-                try connection.write(.run(id: id, line: line, secrets: answers))
-                switch try connection.answer(to: id) {
+                switch try exchange(line, answers: answers) {
                 case .secret(_, let prompt, let confirm):
                     do {
                         answers.append(try secrets.secret(prompt, confirm: confirm))
@@ -65,10 +79,6 @@ final class RemoteBackend: ShellBackend {
                         return Reply(error: ShellError("\(error)", code: "failed", status: .failure))
                     }
                 case .result(let result):
-                    route = result.route
-                    resumeToken = result.resume
-                    queuedCommands = result.queued
-                    lastSecret = (line, result.secret)
                     return Self.reply(result)
                 case .error(_, let code, let message):
                     return Reply(error: ShellError(message, code: code, status: .failure))
@@ -101,7 +111,7 @@ final class RemoteBackend: ShellBackend {
         return Reply(result: commandResult, notices: notices)
     }
 
-    func completions(line: String, word: String) -> [String] {
+    package func completions(line: String, word: String) -> [String] {
         let id = connection.newID()
         guard (try? connection.write(.complete(id: id, line: line, word: word))) != nil,
             case .completions(_, let candidates)? = try? connection.answer(to: id)

@@ -5,15 +5,15 @@ import Foundation
 /// with echo off. Never from a command word, so a password cannot end up in output, a script
 /// or the history.
 @MainActor
-final class SecretPrompt: SecretPrompting {
+package final class SecretPrompt: SecretPrompting {
     /// The environment variable named by `--password-env`, if any.
     let environmentVariable: String?
 
-    init(environmentVariable: String?) {
+    package init(environmentVariable: String?) {
         self.environmentVariable = environmentVariable
     }
 
-    func secret(_ prompt: String, confirm: Bool) throws -> String {
+    package func secret(_ prompt: String, confirm: Bool) throws -> String {
         if let name = environmentVariable {
             guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
                 throw CoordError.failed("--password-env \(name): the environment variable \(name) is not set or empty")

@@ -22,8 +22,10 @@ public final class ServerConnection {
     private(set) var timedOut = false
     /// What the server pushed while we waited for something else.
     private(set) var pushed: [ServerReply.Notice] = []
+    /// What a worker offered to upgrade (see `ServerReply.upgrade`), until its front takes it.
+    package var upgradeOffers: [String] = []
     /// Set once the server said goodbye or the connection broke.
-    private(set) var closedReason: String?
+    package private(set) var closedReason: String?
 
     /// Connects to the server at `path` and says hello.
     public init(path: String) throws {
@@ -108,6 +110,8 @@ public final class ServerConnection {
             switch reply {
             case .event(let notice):
                 pushed.append(notice)
+            case .upgrade(let text):
+                upgradeOffers.append(text)
             case .goodbye(let reason):
                 throw lost(reason.isEmpty ? "the server closed the connection" : reason)
             case .error(nil, _, let message):
@@ -125,6 +129,7 @@ public final class ServerConnection {
             while let object = try? decoder.next(), let reply = try? ServerReply.parse(object) {
                 switch reply {
                 case .event(let notice): pushed.append(notice)
+                case .upgrade(let text): upgradeOffers.append(text)
                 case .goodbye(let reason): pushed.append(.init(text: "server: \(reason)", warning: true)); closedReason = reason
                 case .error(_, _, let message): pushed.append(.init(text: "server: \(message)", warning: true))
                 default: break

@@ -7,7 +7,7 @@ extension Shell {
     /// crash replaces (see `SupervisedBackend`).
     func runSupervised() -> Int32 {
         guard let config = loadConfig() else { return ShellError.Status.usage.rawValue }
-        var arguments = ["worker", "--fd", "3"]
+        var arguments = ["worker", "--fd", "3", "--terminal"]
         if let path = options.configPath { arguments += ["--config", path] }
         if let path = options.databasePath { arguments += ["--db", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
@@ -28,6 +28,8 @@ extension Shell {
         }
         // What the worker said at start (refused plugins, a database that would not open).
         printNotices(backend.takePushed())
-        return drive(backend)
+        let status = drive(backend)
+        backend.stop()
+        return status
     }
 }

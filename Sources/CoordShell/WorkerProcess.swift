@@ -1,26 +1,38 @@
+import CSocketPass
+import CoordProtocol
 import CoordRuntime
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A `coordsh worker` child of a supervised shell: started with one end of a socketpair as
-/// its descriptor 3, in a process group of its own (Ctrl-C at the prompt is the front's, not
+/// A `coordsh worker` child of a supervised front: started with one end of a control
+/// socketpair as its descriptor 3, over which the front hands it one end of a new socketpair
+/// per scene (`openScene`); in a process group of its own (Ctrl-C at the prompt is the front's, not
 /// the worker's), its stderr kept for the crash report, and `SWIFT_BACKTRACE` off so that a
 /// trap ends it at once with its one "Fatal error" line instead of a backtrace.
 @MainActor
-final class WorkerProcess {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+package final class WorkerProcess {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+        package init(description: String) { self.description = description }
     }
 
-    let pid: pid_t
-    let connection: ServerConnection
+    package let pid: pid_t
+    /// The front's end of the control socketpair: scene connections are sent over it, and it
+    /// reads as closed once the worker is gone.
+    let control: Int32
+    /// The plugins it loaded ("NAME VERSION"), from its first hello (see `probe`).
+    package private(set) var plugins: [String] = []
+    /// What it said at start-up (refused plugins, a database warning).
+    private(set) var startNotices: [ServerReply.Notice] = []
     /// Where the worker notes the command it is running (see `RunningMarker`).
-    let runningFile: String
+    package let runningFile: String
     private let output: OutputTail
 
-    init(executable: String, arguments: [String], runningFile: String) throws {
+    /// `echo`: what the worker writes to stderr (its log) is also written to this process's
+    /// stderr — a supervised server's log holds its worker's.
+    package init(executable: String, arguments: [String], runningFile: String, echo: Bool = false) throws {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw Failure(description: "cannot make a socketpair: \(String(cString: strerror(errno)))")
@@ -60,8 +72,51 @@ final class WorkerProcess {
         }
         pid = child
         self.runningFile = runningFile
-        output = OutputTail(descriptor: errPipe[0])
-        connection = ServerConnection(descriptor: pair[0], path: "the app process (pid \(child))")
+        output = OutputTail(descriptor: errPipe[0], echo: echo)
+        control = pair[0]
+    }
+
+    deinit { close(control) }
+
+    /// A new connection to the worker for one scene: a socketpair whose other end is handed to
+    /// the worker, which says hello on it like a server to a client.
+    func openScene() throws -> ServerConnection {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw Failure(description: "cannot make a socketpair: \(String(cString: strerror(errno)))")
+        }
+        defer { close(pair[1]) }
+        guard coordsh_send_fd(control, pair[1]) == 0 else {
+            close(pair[0])
+            throw Failure(description: "the app process (pid \(pid)) is gone: \(String(cString: strerror(errno)))")
+        }
+        return ServerConnection(descriptor: pair[0], path: "the app process (pid \(pid))")
+    }
+
+    /// Says hello on a scene of its own and waits for it to answer a request: what plugins it
+    /// loaded and what it said at start-up, then closes that scene. It is also the proof that
+    /// the worker started (a database that cannot open, a crash while loading, show here).
+    func probe(timeout: Double?) throws {
+        let connection = try openScene()
+        connection.answerTimeout = timeout
+        try connection.write(.hello(version: WireProtocol.version, client: "coordsh front", scene: "probe"))
+        guard case .hello(let hello) = try connection.answer(to: 0) else {
+            throw Failure(description: "the app process (pid \(pid)) did not answer hello")
+        }
+        plugins = hello.plugins
+        let id = connection.newID()
+        try connection.write(.complete(id: id, line: "", word: ""))
+        _ = try connection.answer(to: id)
+        startNotices = connection.takePushed()
+        connection.shutdown()
+    }
+
+    /// True once the worker is gone (its end of the control socketpair closed). It never
+    /// writes there, so anything readable is the end.
+    package var hasEnded: Bool {
+        var byte: UInt8 = 0
+        let count = recv(control, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
     }
 
     /// How it ended, waiting up to `seconds` for it (a worker whose connection broke is on its
@@ -103,25 +158,28 @@ final class WorkerProcess {
         Glibc.kill(pid, SIGKILL)
     }
 
-    /// Ends it (the shell is leaving or replacing it).
+    /// Ends it (the shell is leaving, or a new worker took over): with the control channel
+    /// closed the worker exits by itself.
     func stop() {
-        connection.shutdown()
+        Glibc.shutdown(control, Int32(SHUT_RDWR))
         _ = reap()
     }
 }
 
-/// The last 16 KiB a child wrote to a pipe, read by a thread of its own until the pipe closes.
+/// The last 16 KiB a child wrote to a pipe, read by a thread of its own until the pipe closes,
+/// and passed on to this process's stderr when `echo`.
 final class OutputTail: @unchecked Sendable {
     private let lock = NSLock()
     private var bytes: [UInt8] = []
 
-    init(descriptor: Int32) {
+    init(descriptor: Int32, echo: Bool) {
         Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { break }
+                if echo { _ = buffer.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, count) } }
                 lock.withLock {
                     bytes.append(contentsOf: buffer[0..<count])
                     if bytes.count > 16_384 { bytes.removeFirst(bytes.count - 16_384) }

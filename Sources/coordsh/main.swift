@@ -130,13 +130,18 @@ struct ServeCommand: ParsableCommand {
             /tmp/coordsh-UID/NAME.sock) unless --socket names one. Only your own uid may attach. \
             Logs go to stderr. SIGTERM or SIGINT: no new clients, commands in flight finish, \
             clients get a goodbye, the socket is removed, exit 0. Limits: the [serve] section \
-            of the config. The protocol: PROTOCOL.md.
+            of the config. The protocol: PROTOCOL.md. The app runs in a worker process this one \
+            watches: a plugin that crashes costs its client one command, every scene is restored \
+            in a new worker, and a new version of a loaded plugin is taken up without a restart; \
+            --single-process runs it in this process instead.
             """)
 
     @Option(name: .customLong("socket"), help: ArgumentHelp("Listen on the Unix socket PATH.", valueName: "PATH"))
     var socketPath: String?
     @Option(name: .customLong("name"), help: ArgumentHelp("The server's name, for the default socket (default: default).", valueName: "NAME"))
     var name: String?
+    @Flag(name: .customLong("single-process"), help: "Run the plugins in this process (a plugin's crash then ends the server and every scene).")
+    var singleProcess = false
     @OptionGroup var app: AppOptions
 
     func validate() throws {
@@ -147,6 +152,7 @@ struct ServeCommand: ParsableCommand {
         var options = app.serveOptions
         options.socketPath = socketPath
         options.name = name
+        options.supervised = !singleProcess
         let status = MainActor.assumeIsolated { Serve.run(options) }
         if status != 0 { throw ExitCode(status) }
     }
@@ -176,16 +182,24 @@ struct ConnectCommand: ParsableCommand {
     }
 }
 
-/// `coordsh worker`: the app process of `coordsh --supervised`, started by the shell itself.
+/// `coordsh worker`: the app process of a supervised shell or server, started by its front.
 struct WorkerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "coordsh worker", shouldDisplay: false)
 
     @Option(name: .customLong("fd")) var descriptor: Int32
+    @Flag(name: .customLong("terminal")) var terminal = false
+    @Option(name: .customLong("guest-tag")) var guestTag: String?
+    @Option(name: .customLong("log-level")) var logLevel: String?
     @OptionGroup var app: AppOptions
 
     func run() throws {
-        let options = app.serveOptions
-        let status = MainActor.assumeIsolated { Worker.run(options, descriptor: descriptor) }
+        var options = Worker.Options()
+        options.app = app.serveOptions
+        options.descriptor = descriptor
+        options.terminal = terminal
+        options.guestTag = guestTag
+        options.logLevel = logLevel
+        let status = MainActor.assumeIsolated { Worker.run(options) }
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -1,0 +1,16 @@
+#ifndef COORDSH_SOCKETPASS_H
+#define COORDSH_SOCKETPASS_H
+
+/* Passing a descriptor over a Unix socket (SCM_RIGHTS), which Swift cannot spell: the CMSG_*
+ * macros do pointer arithmetic Swift does not import. A supervised front hands its worker one
+ * end of a new socketpair per scene this way, so that a scene's connection belongs to the
+ * front and only the front can open one. */
+
+/* Sends `fd` with one byte of payload. Returns 0, or -1 with errno set. */
+int coordsh_send_fd(int socket, int fd);
+
+/* Waits for a descriptor sent with coordsh_send_fd. Returns it (close-on-exec), -1 at the end
+ * of the stream (the sender is gone), or -2 with errno set on an error. */
+int coordsh_recv_fd(int socket);
+
+#endif

@@ -1,0 +1,118 @@
+import CoordProtocol
+import Foundation
+
+/// One scene of a supervised front, as the front keeps it: its connection to the current
+/// worker, and what it takes to build the scene again in another worker — the page it is on
+/// (a route), who is logged in (a session token, never a password) and the messages waiting
+/// in its queues (command lines, each with the page that sent it). Kept from every result, so
+/// that a crash loses at most the command that was running.
+@MainActor
+package final class SceneLink {
+    /// The worker died while this scene was being built in it.
+    struct RestoreFailure: Error {
+        /// What was being put back ("the page content/product id=9", "'cart add 3'").
+        let what: String
+    }
+
+    /// A scene built in a worker and not yet in use: a hand-over adopts every scene's or none.
+    struct Built {
+        let remote: RemoteBackend
+        let notices: [Reply.Notice]
+    }
+
+    /// The scene's name in every worker (and the key of its guest cart there).
+    package let name: String
+    private let secrets: SecretPrompt
+    package private(set) var remote: RemoteBackend?
+    package private(set) var route: String?
+    private(set) var resumeToken: String?
+    private(set) var queued: [(line: String, from: String?)] = []
+    /// Notes for the scene's person that arrived outside a command's answer.
+    package var pending: [Reply.Notice] = []
+
+    package init(name: String, secrets: SecretPrompt, resume: String? = nil) {
+        self.name = name
+        self.secrets = secrets
+        resumeToken = resume
+    }
+
+    /// Builds the scene in `worker`: hello with the login to resume, the queued messages sent
+    /// again from the pages that sent them (they wait again), then the page it was on. Throws
+    /// `RestoreFailure` when the worker dies on the way, naming what killed it.
+    func build(in worker: WorkerProcess, timeout: Double?) throws -> Built {
+        let connection = try worker.openScene()
+        connection.answerTimeout = timeout
+        let remote: RemoteBackend
+        do {
+            remote = try RemoteBackend(connection: connection, secrets: secrets, resume: resumeToken, scene: name)
+        } catch {
+            throw RestoreFailure(what: resumeToken == nil ? "the scene" : "the login")
+        }
+        var notices: [Reply.Notice] = []
+        for entry in queued {
+            if let from = entry.from, from != remote.route { _ = try exchange(remote, "open \(from)", what: "the page \(from)") }
+            switch try exchange(remote, entry.line, what: "'\(entry.line)'") {
+            case .result(let result) where result.error == nil:
+                notices.append(.init(text: "'\(entry.line)' waits again", isWarning: false))
+            case .result(let result):
+                notices.append(.init(text: "'\(entry.line)' no longer waits: \(result.error?.message ?? "")", isWarning: true))
+            case .secret:
+                notices.append(.init(text: "'\(entry.line)' no longer waits: it asks for a password; run it again", isWarning: true))
+            default:
+                notices.append(.init(text: "'\(entry.line)' no longer waits", isWarning: true))
+            }
+        }
+        if let route, route != remote.route {
+            if case .result(let result) = try exchange(remote, "open \(route)", what: "the page \(route)"),
+                let error = result.error
+            {
+                notices.append(.init(text: "could not go back to \(route): \(error.message)", isWarning: true))
+            }
+        }
+        return Built(remote: remote, notices: notices)
+    }
+
+    private func exchange(_ remote: RemoteBackend, _ line: String, what: String) throws -> ServerReply {
+        do {
+            return try remote.exchange(line, answers: [])
+        } catch {
+            throw RestoreFailure(what: what)
+        }
+    }
+
+    /// Uses a scene built by `build`: the route, login and queue are now the new worker's.
+    func adopt(_ built: Built) {
+        remote = built.remote
+        pending += built.notices
+        note()
+    }
+
+    /// Keeps the scene's place from its connection after a command.
+    package func note() {
+        guard let remote else { return }
+        route = remote.route
+        resumeToken = remote.resumeToken
+        queued = remote.queuedCommands
+    }
+
+    /// What could not be restored is let go: the next build starts on the start page with the
+    /// login only.
+    func forgetPlace() {
+        route = nil
+        queued = []
+    }
+
+    /// The worker this scene was on is gone or replaced.
+    func drop() {
+        remote = nil
+    }
+
+    /// The scene ends: the worker closes it (its queued messages are reported dropped there).
+    package func close() {
+        remote?.connection.shutdown()
+        remote = nil
+    }
+
+    /// True when the connection to the worker broke (it crashed, or stopped answering).
+    package var isBroken: Bool { remote?.connection.closedReason != nil }
+}

@@ -1,0 +1,234 @@
+import CLineEdit
+import CoordRuntime
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The front's side of supervision, shared by the supervised shell (one scene) and a
+/// supervised `coordsh serve` (a scene per client): it starts the worker, builds the scenes in
+/// it, and when the worker dies says why, starts another and builds every scene again.
+///
+/// As Erlang's supervisors and VS Code's extension host do, restarts are bounded: at most
+/// `maxCrashes` within `crashWindow` seconds restart by themselves (the first at once, then
+/// with a growing pause); past that the app stays stopped, the front stays up, and `restart`
+/// starts it again. A plugin that was running in `quarantineAfter` crashes is set aside.
+@MainActor
+package final class Supervisor {
+    static let maxCrashes = 3
+    static let crashWindow: Double = 300
+    static let quarantineAfter = 2
+
+    private let launch: () throws -> WorkerProcess
+    /// Seconds a command may take in the worker before it is killed as hung.
+    let answerTimeout: Double
+    private let quarantine: Quarantine?
+    package private(set) var worker: WorkerProcess?
+    private var crashes: [Date] = []
+    private var crashesByPlugin: [String: Int] = [:]
+    /// Why the app is stopped, while it is.
+    package private(set) var stoppedBecause: String?
+    /// One descriptor that stays the same across workers: an epoll set holding the current
+    /// worker's control channel and scene connections, readable when any of them is.
+    package let watchSet: Int32
+
+    package init(answerTimeout: Double, quarantine: Quarantine?, launch: @escaping () throws -> WorkerProcess) {
+        self.answerTimeout = answerTimeout
+        self.quarantine = quarantine
+        self.launch = launch
+        watchSet = coordsh_watchset_create()
+    }
+
+    deinit { close(watchSet) }
+
+    /// A new worker, started and answering.
+    private func spawn() throws -> WorkerProcess {
+        let candidate = try launch()
+        do {
+            try candidate.probe(timeout: answerTimeout)
+        } catch {
+            let how = end(candidate)
+            throw WorkerProcess.Failure(description: "the app process did not start (\(how)\(candidate.fatalError.map { " — \($0)" } ?? ""))")
+        }
+        _ = coordsh_watchset_add(watchSet, candidate.control)
+        return candidate
+    }
+
+    /// How `worker` ended, killing it first if it still runs (it stopped answering).
+    private func end(_ worker: WorkerProcess) -> String {
+        if !worker.hasEnded { worker.killNow() }
+        return worker.reap()
+    }
+
+    /// Starts a worker and builds every scene in it. A scene whose restore kills the worker (a
+    /// page that traps when it is shown again) starts over on the start page, with its login,
+    /// in the next worker; the other scenes keep their places.
+    package func start(_ scenes: [SceneLink]) throws {
+        var attempts = 0
+        while true {
+            let candidate = try spawn()
+            var built: [SceneLink.Built] = []
+            var failed: (scene: SceneLink, what: String)?
+            for scene in scenes {
+                do {
+                    built.append(try scene.build(in: candidate, timeout: answerTimeout))
+                } catch let failure as SceneLink.RestoreFailure {
+                    failed = (scene, failure.what)
+                    break
+                }
+            }
+            guard let failed else {
+                adopt(candidate, scenes: scenes, built: built)
+                return
+            }
+            let how = end(candidate)
+            let fatal = candidate.fatalError.map { " — \($0)" } ?? ""
+            failed.scene.pending.append(.init(
+                text: "\(failed.what) could not be restored: the app process crashed again (\(how)\(fatal)); starting over from the start page",
+                isWarning: true))
+            failed.scene.forgetPlace()
+            attempts += 1
+            guard attempts <= scenes.count else {
+                throw WorkerProcess.Failure(description: "the app process crashes while the scenes are restored (\(how)\(fatal))")
+            }
+        }
+    }
+
+    private func adopt(_ candidate: WorkerProcess, scenes: [SceneLink], built: [SceneLink.Built]) {
+        for (scene, built) in zip(scenes, built) {
+            scene.adopt(built)
+            if let remote = scene.remote { _ = coordsh_watchset_add(watchSet, remote.connection.descriptor) }
+        }
+        worker = candidate
+    }
+
+    /// A scene that arrives while the app runs (a client attaching): built in the current
+    /// worker.
+    package func attach(_ scene: SceneLink) throws {
+        guard let worker else {
+            throw WorkerProcess.Failure(description: "the app is stopped (\(stoppedBecause ?? "it crashed")); 'restart' starts it again")
+        }
+        do {
+            adopt(worker, scenes: [scene], built: [try scene.build(in: worker, timeout: answerTimeout)])
+        } catch let failure as SceneLink.RestoreFailure {
+            throw WorkerProcess.Failure(description: "the app process failed while \(failure.what) was opened")
+        }
+    }
+
+    /// The worker died, or stopped answering. Says what it was running (the plugin and the
+    /// line it noted before running it), how it ended and Swift's "Fatal error" line; counts
+    /// the crash against the plugin; then starts a new worker with every scene restored, or
+    /// stops the app when the crashes come too fast.
+    package func workerDied(scenes: [SceneLink]) -> String {
+        guard let worker else { return "the app process is gone" }
+        let hung = scenes.contains { $0.remote?.connection.timedOut == true }
+        for scene in scenes { scene.drop() }
+        self.worker = nil
+        let how = end(worker)
+        var message = hung ? "the app process stopped answering" : "the app process crashed"
+        let running = worker.running
+        if let running {
+            message += " running '\(running.line)'" + (running.plugin.isEmpty ? "" : " in plugin \(running.plugin)")
+        }
+        let cause = hung ? "no answer for \(Int(answerTimeout)) s" : how
+        message += hung ? ": \(cause), killed" : ": \(cause)"
+        let fatal = worker.fatalError
+        if let fatal { message += " — \(fatal)" }
+        if let plugin = running?.plugin, !plugin.isEmpty {
+            message += quarantineIfRepeated(plugin, line: running?.line ?? "", cause: fatal ?? cause)
+        }
+        let now = Date()
+        crashes = crashes.filter { now.timeIntervalSince($0) < Self.crashWindow } + [now]
+        guard crashes.count <= Self.maxCrashes else {
+            stoppedBecause = "\(crashes.count) crashes in \(Int(Self.crashWindow / 60)) minutes"
+            return message + "; \(stoppedBecause ?? "") — the app is stopped; 'restart' starts it again"
+        }
+        // The first restart at once (the person is waiting); then 0.2 s, 0.4 s: a plugin that
+        // dies at every start does not spin the machine.
+        if crashes.count > 1 { usleep(UInt32(100_000 << (crashes.count - 1))) }
+        do {
+            try start(scenes)
+        } catch {
+            stoppedBecause = "it could not be started again: \(error)"
+            return message + "; it could not be started again (\(error)); 'restart' tries again"
+        }
+        return message + "; restarted"
+    }
+
+    private func quarantineIfRepeated(_ plugin: String, line: String, cause: String) -> String {
+        crashesByPlugin[plugin, default: 0] += 1
+        let count = crashesByPlugin[plugin, default: 0]
+        guard count >= Self.quarantineAfter, let quarantine else { return "" }
+        do {
+            try quarantine.add(plugin, reason: "\(count) crashes, the last running '\(line)': \(cause)")
+            return "; plugin \(plugin) quarantined after \(count) crashes ('plugins allow \(plugin)' lets it load again)"
+        } catch {
+            return "; plugin \(plugin) could not be quarantined (\(error))"
+        }
+    }
+
+    /// `restart` while the app is stopped: a new worker with every scene restored.
+    package func restart(_ scenes: [SceneLink]) throws {
+        try start(scenes)
+        crashes.removeAll()
+        stoppedBecause = nil
+    }
+
+    /// A new version of a plugin is in a plugin folder (the worker offered it, or `plugins
+    /// upgrade`): a new worker loads the folders as they are now and every scene is handed
+    /// over to it, then the old worker is stopped — nginx's binary upgrade. The old worker
+    /// keeps serving, and the reason is given, if the new one fails to start, loads no new
+    /// version, drops a plugin the old one had, or dies while a scene is restored in it.
+    package func upgrade(_ scenes: [SceneLink]) -> Reply.Notice {
+        guard let old = worker else {
+            return .init(text: "the app is stopped; 'restart' starts it with the plugins as they are now", isWarning: true)
+        }
+        let keeps = "; the running version keeps serving"
+        let candidate: WorkerProcess
+        do {
+            candidate = try spawn()
+        } catch {
+            return .init(text: "upgrade failed: \(error)\(keeps)", isWarning: true)
+        }
+        let refusals = candidate.startNotices.filter(\.warning).map(\.text)
+        let names = { (plugins: [String]) in Set(plugins.map { $0.split(separator: " ").first.map(String.init) ?? $0 }) }
+        let lost = names(old.plugins).subtracting(names(candidate.plugins)).sorted()
+        let changed = candidate.plugins.filter { !old.plugins.contains($0) }
+        guard lost.isEmpty, !changed.isEmpty else {
+            candidate.stop()
+            let what = lost.isEmpty
+                ? "the new app process loaded no new plugin version"
+                : "the new app process did not load \(lost.joined(separator: ", "))"
+            let why = refusals.isEmpty ? "" : " (\(refusals.joined(separator: "; ")))"
+            return .init(text: "upgrade failed: \(what)\(why)\(keeps)", isWarning: true)
+        }
+        var built: [SceneLink.Built] = []
+        for scene in scenes {
+            do {
+                built.append(try scene.build(in: candidate, timeout: answerTimeout))
+            } catch {
+                let what = (error as? SceneLink.RestoreFailure)?.what ?? "a scene"
+                let how = end(candidate)
+                let fatal = candidate.fatalError.map { " — \($0)" } ?? ""
+                return .init(text: "upgrade failed: the new app process crashed restoring \(what) (\(how)\(fatal))\(keeps)", isWarning: true)
+            }
+        }
+        adopt(candidate, scenes: scenes, built: built)
+        old.stop()
+        let was = { (plugin: String) in
+            let name = plugin.split(separator: " ").first.map(String.init) ?? plugin
+            return old.plugins.first { $0.hasPrefix(name + " ") }.map { " (was \($0.dropFirst(name.count + 1)))" } ?? " (new)"
+        }
+        let list = changed.map { $0 + was($0) }.joined(separator: ", ")
+        let handed = scenes.count == 1 ? "the session was handed over" : "\(scenes.count) scenes were handed over"
+        return .init(text: "upgraded: \(list); \(handed) to the new app process", isWarning: false)
+    }
+
+    /// Ends the worker (the front is leaving).
+    package func stop() {
+        guard let worker else { return }
+        worker.stop()
+        unlink(worker.runningFile)
+        self.worker = nil
+    }
+}
