@@ -213,8 +213,9 @@ package final class Supervisor {
                 return .init(text: "upgrade failed: the new app process crashed restoring \(what) (\(how)\(fatal))\(keeps)", isWarning: true)
             }
         }
+        // The old worker ends before its scenes' connections are let go (see `terminate`).
+        old.terminate()
         adopt(candidate, scenes: scenes, built: built)
-        old.stop()
         let was = { (plugin: String) in
             let name = plugin.split(separator: " ").first.map(String.init) ?? plugin
             return old.plugins.first { $0.hasPrefix(name + " ") }.map { " (was \($0.dropFirst(name.count + 1)))" } ?? " (new)"

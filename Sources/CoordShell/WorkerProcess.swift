@@ -158,7 +158,15 @@ package final class WorkerProcess {
         Glibc.kill(pid, SIGKILL)
     }
 
-    /// Ends it (the shell is leaving, or a new worker took over): with the control channel
+    /// Ends it at once, before its scenes' connections close: a worker whose scenes were
+    /// handed over must not close them (closing a scene discards its guest cart, which the
+    /// new worker now holds). SIGTERM ends a worker without running anything of its own.
+    func terminate() {
+        Glibc.kill(pid, SIGTERM)
+        _ = reap()
+    }
+
+    /// Ends it (the shell is leaving): with the control channel
     /// closed the worker exits by itself.
     func stop() {
         Glibc.shutdown(control, Int32(SHUT_RDWR))

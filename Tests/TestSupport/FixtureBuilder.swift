@@ -48,8 +48,11 @@ public enum FixtureBuilder {
     /// The crasher plugin (`crash now index|unwrap|fatal|loop`): vets and checks clean, traps
     /// on demand in its message handler.
     /// With `second`, the same as `crasher2` (prefix `crash2`).
-    public static func buildCrasher(output: String, second: Bool = false) throws {
-        try buildSwiftPlugin(sources + "/crasher.swift", module: second ? "Crasher2" : "Crasher", output: output, defines: second ? ["SECOND"] : [])
+    /// The crasher plugin (see fixtures/crasher.swift): `second` builds crasher2; `version` 2
+    /// builds crasher 2.0.0 with one more page, 3 a version whose entry traps.
+    public static func buildCrasher(output: String, second: Bool = false, version: Int = 1) throws {
+        let defines = (second ? ["SECOND"] : []) + (version >= 2 ? ["V2"] : []) + (version >= 3 ? ["V3"] : [])
+        try buildSwiftPlugin(sources + "/crasher.swift", module: second ? "Crasher2" : "Crasher", output: output, defines: defines)
     }
 
     /// An empty file, the first 4 KiB of a real plugin, and a real plugin whose ELF header
