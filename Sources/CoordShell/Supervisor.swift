@@ -125,7 +125,7 @@ package final class Supervisor {
         for scene in scenes { scene.drop() }
         self.worker = nil
         let how = end(worker)
-        var message = hung ? "the app process stopped answering" : "the app process crashed"
+        var message = hung ? "the app process stopped answering" : worker.endedByItself ? "the app process crashed" : "the app process was killed"
         let running = worker.running
         if let running {
             message += " running '\(running.line)'" + (running.plugin.isEmpty ? "" : " in plugin \(running.plugin)")
@@ -134,7 +134,8 @@ package final class Supervisor {
         message += hung ? ": \(cause), killed" : ": \(cause)"
         let fatal = worker.fatalError
         if let fatal { message += " — \(fatal)" }
-        if let plugin = running?.plugin, !plugin.isEmpty {
+        // A plugin answers for its traps and its hangs, not for a kill from outside.
+        if let plugin = running?.plugin, !plugin.isEmpty, hung || worker.endedByItself {
             message += quarantineIfRepeated(plugin, line: running?.line ?? "", cause: fatal ?? cause)
         }
         let now = Date()

@@ -122,6 +122,25 @@ package final class WorkerProcess {
     /// How it ended, waiting up to `seconds` for it (a worker whose connection broke is on its
     /// way out), then killing it.
     func reap(seconds: Double = 2) -> String {
+        guard !reaped else { return endedBy }
+        reaped = true
+        endedBy = waitForExit(seconds: seconds)
+        return endedBy
+    }
+
+    private var reaped = false
+    private var endedBy = ""
+    /// The signal that ended it, once reaped (0 for an exit).
+    private(set) var signal: Int32 = 0
+
+    /// True when it ended by its own fault: a trap (Swift's are SIGILL or SIGTRAP), a memory
+    /// error, an abort, or an exit with a failure status — not a signal sent from outside
+    /// (SIGKILL from the OOM killer or a person, SIGTERM), which says nothing of the plugin.
+    var endedByItself: Bool {
+        ![SIGKILL, SIGTERM, SIGINT, SIGHUP].contains(signal)
+    }
+
+    private func waitForExit(seconds: Double) -> String {
         var status: Int32 = 0
         let deadline = Date().addingTimeInterval(seconds)
         while waitpid(pid, &status, WNOHANG) == 0 {
@@ -132,7 +151,7 @@ package final class WorkerProcess {
             }
             usleep(5_000)
         }
-        let signal = status & 0x7f
+        signal = status & 0x7f
         if signal != 0 { return describeSignal(signal) }
         return "exit status \((status >> 8) & 0xff)"
     }

@@ -115,4 +115,93 @@ struct SupervisedServeTests {
         #expect(try Self.send(b, "open crasher/news").result?.lines == ["── News ──", "version 2 is here"])
         #expect(try server.stop() == 0)
     }
+
+    /// The pid of the server's worker: its child process (read from /proc, which needs no
+    /// tool the machine may lack).
+    static func workerPID(of server: Server) -> pid_t? {
+        let front = server.process.processIdentifier
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).first { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.range(of: ")", options: .backwards)
+            else { return false }
+            // After "pid (comm)": the state, then the parent's pid.
+            let fields = stat[close.upperBound...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == front
+        }
+    }
+
+    /// Runs `line` until it is not cut short by the worker's end: a command the kill landed in
+    /// is run again (after 'restart' when the crashes stopped the app).
+    static func sendAgain(_ client: ServerConnection, _ line: String, secrets: [String] = []) throws -> (result: ServerReply.RunResult?, error: String?) {
+        for _ in 0..<5 {
+            let answer = try send(client, line, secrets: secrets)
+            if answer.error?.hasPrefix("stopped: ") == true || answer.error?.contains("the app is stopped") == true {
+                _ = try send(client, "restart")
+                continue
+            }
+            if answer.error?.hasPrefix("crashed: ") != true { return answer }
+        }
+        return (nil, "still cut short after 5 tries")
+    }
+
+    @Test("SIGKILL of the worker in the middle of payments: each checkout paid at most once, every order whole, the retry told it is paid")
+    func killDuringPayment() throws {
+        let server = try Self.serverWithCrasher()
+        let client = try ServeTests.attach(server)
+        #expect(try Self.send(client, "account login ann@example.com", secrets: ["correct horse battery"]).error == nil)
+        let card = "payment pay 4242424242424242"
+        var told: Set<Int> = []
+        var killedMidPayment = 0
+        let rounds = 10
+        for round in 0..<rounds {
+            #expect(try Self.sendAgain(client, "cart add \(1 + round % 7) \(1 + round % 3)").error == nil)
+            #expect(try Self.sendAgain(client, "cart checkout").error == nil)
+            let worker = try #require(Self.workerPID(of: server))
+            let id = client.newID()
+            try client.write(.run(id: id, line: card, secrets: []))
+            usleep(UInt32.random(in: 0...4000))
+            kill(worker, SIGKILL)
+            var outcomes: [String] = []
+            switch try client.answer(to: id) {
+            case .result(let result):
+                outcomes += result.notices.map(\.text) + (result.error.map { [$0.message] } ?? [])
+            case .error(_, let code, let message):
+                #expect(code == "crashed")
+                // The kill lands before the worker read the request, or while it runs it; the
+                // fourth kill in five minutes stops the app (`sendAgain` restarts it).
+                let running = message.hasPrefix("the app process was killed running 'payment pay ****' in plugin payment: SIGKILL (Killed); ")
+                #expect(running || message.hasPrefix("the app process was killed: SIGKILL (Killed); "), "\(message)")
+                #expect(!message.contains("4242"))
+                if running { killedMidPayment += 1 }
+            default:
+                Issue.record("an answer out of turn")
+            }
+            // Paid or not, the person pays again: it goes through once, or says it already did.
+            let again = try Self.sendAgain(client, card)
+            outcomes += (again.result?.notices.map(\.text) ?? []) + (again.error.map { [$0] } ?? [])
+            let paid = outcomes.compactMap { text in
+                text.range(of: #"(paid: order|already paid \(order) (\d+)"#, options: .regularExpression).flatMap { Int(text[$0].split(separator: " ").last?.trimmingCharacters(in: .punctuationCharacters) ?? "") }
+            }
+            #expect(!paid.isEmpty && Set(paid).count == 1, "round \(round): \(outcomes)")
+            told.formUnion(paid)
+        }
+        #expect(killedMidPayment > 0, "no kill landed in a payment")
+        print("killed while a payment ran: \(killedMidPayment) of \(rounds)")
+        #expect(told.count == rounds, "one order per checkout: \(told.sorted())")
+        let inherited = ProcessInfo.processInfo.environment
+        var environment = ["HOME": server.folder]
+        for key in ["PYENV_ROOT", "PYENV_VERSION", "PYTHONPATH"] { environment[key] = inherited[key] }
+        let checked = try run("/usr/bin/env", ["python3", "-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            q = lambda sql: db.execute(sql).fetchone()[0]
+            print(q("PRAGMA integrity_check"), q("SELECT count(*) FROM orders"),
+                  q("SELECT count(*) FROM orders o WHERE (SELECT count(*) FROM payments p WHERE p.order_id = o.id) != 1"),
+                  q("SELECT count(*) FROM orders o WHERE total != (SELECT sum(unit_price * quantity) FROM order_lines l WHERE l.order_id = o.id) - discount"),
+                  q("SELECT count(*) FROM orders WHERE id NOT IN (SELECT order_id FROM checkouts WHERE order_id IS NOT NULL)"))
+            """, server.database], environment: environment)
+        #expect(checked.stdout == "ok \(rounds) 0 0 0\n", "integrity, orders, orders without one payment, orders not whole, orders without their checkout: \(checked.stdout)\(checked.stderr)")
+        #expect(try server.stop() == 0)
+    }
 }
