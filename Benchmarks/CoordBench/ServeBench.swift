@@ -6,9 +6,11 @@ import Foundation
 import Histogram
 import Synchronization
 
-/// `run` through `coordsh serve`'s socket with 1, 4 and 16 clients, against the same commands
-/// run in-process on one scene of an app built as the server builds its own (the same plugins,
-/// config and database).
+/// `run` through `coordsh serve --single-process`'s socket with 1, 4 and 16 clients, against
+/// the same commands run in-process on one scene of an app built as the server builds its own
+/// (the same plugins, config and database); then through a supervised `coordsh serve` (the
+/// default: a front relaying to a worker) against the single-process server, and the time from
+/// a worker's crash to every scene restored, with 1 and 16 scenes.
 ///
 /// The in-process figure is `Session.run` alone: what the shell pays per line before it prints.
 /// Through the socket a command also pays the request's frame and JSON both ways, the hop from
@@ -53,18 +55,24 @@ enum ServeBench {
 
         let (host, session) = try inProcessHost(env, database: BatchBench.copy(base, to: env.scratch + "/serve-inprocess.sqlite"))
         defer { withExtendedLifetime(host) {} }  // a session does not keep its host alive
-        let server = try ServerProcess(env, database: BatchBench.copy(base, to: env.scratch + "/serve-socket.sqlite"))
+        let server = try ServerProcess(env, database: BatchBench.copy(base, to: env.scratch + "/serve-socket.sqlite"), arguments: ["--single-process"])
         defer { server.stop() }
+        let front = try ServerProcess(env, database: BatchBench.copy(base, to: env.scratch + "/serve-front.sqlite"), name: "front")
+        defer { front.stop() }
 
         var inProcess: [Sample] = [], echoInProcess: [Sample] = [], echoSocket: [Sample] = []
-        var socket: [Int: [Sample]] = [:]
+        var socket: [Int: [Sample]] = [:], supervised: [Int: [Sample]] = [:], echoFront: [Sample] = []
         let echo: @Sendable (Int, Int) -> String = { _, _ in "echo ok" }
         for round in 0..<rounds {
             echoInProcess.append(try measureInProcess(session, round: round, lines: echo))
             echoSocket.append(try measureSocket(server.socket, clients: 1, lines: echo))
+            echoFront.append(try measureSocket(front.socket, clients: 1, lines: echo))
             inProcess.append(try measureInProcess(session, round: round))
             for clients in clientCommands.keys.sorted() {
                 socket[clients, default: []].append(try measureSocket(server.socket, clients: clients))
+            }
+            for clients in [1, 16] {
+                supervised[clients, default: []].append(try measureSocket(front.socket, clients: clients))
             }
         }
 
@@ -87,6 +95,71 @@ enum ServeBench {
                 ratio: String(format: "%.2f× rate, p50 %.1f µs (+%.1f), p99 %.1f µs", rateRatio, remote.p50, added, remote.p99),
                 goal: clients == 1 ? "≤ +50 µs p50" : clients == 16 ? "≥ 0.8× rate" : "",
                 verdict: clients == 1 ? met(added <= 50) : clients == 16 ? met(rateRatio >= 0.8) : ""))
+        }
+        // The supervised server: each command also crosses the front↔worker socketpair.
+        let echoRelay = summary(echoFront)
+        rows.append(ResultRow(
+            measurement: "supervised serve: 'echo ok', 1 client", figure: String(format: "p50 %.1f µs", echoRelay.p50),
+            baseline: String(format: "single-process p50 %.1f µs", echoRemote.p50),
+            ratio: String(format: "hop +%.1f µs p50, p99 %.1f µs", echoRelay.p50 - echoRemote.p50, echoRelay.p99),
+            goal: "hop ≤ +50 µs p50", verdict: met(echoRelay.p50 - echoRemote.p50 <= 50)))
+        for clients in [1, 16] {
+            let relayed = summary(supervised[clients] ?? []), direct = summary(socket[clients] ?? [])
+            rows.append(ResultRow(
+                measurement: "supervised serve, \(clients) client\(clients == 1 ? "" : "s")", figure: String(format: "%.0f cmd/s", relayed.rate),
+                baseline: String(format: "single-process %.0f cmd/s", direct.rate),
+                ratio: String(format: "%.2f× rate, p50 %.1f µs (+%.1f), p99 %.1f µs", relayed.rate / direct.rate, relayed.p50, relayed.p50 - direct.p50, relayed.p99),
+                goal: "", verdict: ""))
+        }
+        rows += try restoreRows(env, base: base)
+        return rows
+    }
+
+    // MARK: Restore after a crash
+
+    /// A supervised server with `scenes` clients, each on the cart page with a line in its own
+    /// guest cart; its worker is SIGKILLed and the time taken until every client has been told
+    /// its scene is restored (new worker started, every scene's page and cart back). Three
+    /// rounds on one server: the fourth crash in five minutes would stop the app, as designed.
+    static func restoreRows(_ env: BenchEnvironment, base: String) throws -> [ResultRow] {
+        var rows: [ResultRow] = []
+        for scenes in [1, 16] {
+            let server = try ServerProcess(env, database: BatchBench.copy(base, to: env.scratch + "/serve-restore\(scenes).sqlite"), name: "restore\(scenes)")
+            defer { server.stop() }
+            let clients = try (0..<scenes).map { index -> ServerConnection in
+                let connection = try ServerConnection(path: server.socket)
+                try connection.write(.hello(version: WireProtocol.version, client: "CoordBench"))
+                guard case .hello = try connection.receive() else { throw Failure(description: "no hello") }
+                for line in ["content show \(index + 1)", "cart add \(index + 1)", "cart show"] { try run(connection, line) }
+                return connection
+            }
+            var times: [Double] = []
+            for _ in 0..<3 {
+                guard let worker = server.workerPID() else { throw Failure(description: "no worker under the supervised server") }
+                let start = now()
+                kill(worker, SIGKILL)
+                for client in clients {
+                    let deadline = Date().addingTimeInterval(30)
+                    while !client.takePushed().contains(where: { $0.text.contains("your scene was restored, back at cart/cart") }) {
+                        guard Date() < deadline else { throw Failure(description: "a scene was not restored within 30 s") }
+                        usleep(50)
+                    }
+                }
+                times.append(Double(now() - start) / 1e9)
+                // Each scene is where it was, with its own cart.
+                for (index, client) in clients.enumerated() {
+                    let id = client.newID()
+                    try client.write(.run(id: id, line: "cart show", secrets: []))
+                    guard case .result(let result) = try client.answer(to: id), result.route == "cart/cart",
+                        result.lines.contains(where: { $0.contains("#\(index + 1) ") })
+                    else { throw Failure(description: "scene \(index) was not restored with its cart") }
+                }
+            }
+            let restore = median(times)
+            rows.append(ResultRow(
+                measurement: "restore after a crash, \(scenes) scene\(scenes == 1 ? "" : "s")", figure: ms(restore),
+                baseline: "SIGKILL → every client told", ratio: String(format: "%.1f ms per scene", restore * 1000 / Double(scenes)),
+                goal: scenes == 16 ? "≤ 200 ms" : "", verdict: scenes == 16 ? met(restore <= 0.2) : ""))
         }
         return rows
     }
@@ -193,12 +266,12 @@ enum ServeBench {
         let process = Process()
         let socket: String
 
-        init(_ env: BenchEnvironment, database: String) throws {
+        init(_ env: BenchEnvironment, database: String, name: String = "bench", arguments: [String] = []) throws {
             let folder = env.scratch + "/run"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            socket = folder + "/bench.sock"
+            socket = folder + "/\(name).sock"
             process.executableURL = URL(fileURLWithPath: env.coordsh)
-            process.arguments = ["serve", "--socket", socket, "--config", env.shippedConfig, "--db", database]
+            process.arguments = ["serve", "--socket", socket, "--config", env.shippedConfig, "--db", database] + arguments
             process.environment = env.environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -213,6 +286,19 @@ enum ServeBench {
         func stop() {
             process.terminate()
             process.waitUntilExit()
+        }
+
+        /// The supervised server's worker: its child process, found in /proc.
+        func workerPID() -> pid_t? {
+            let front = process.processIdentifier
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            return entries.compactMap(Int32.init).first { pid in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                    let close = stat.range(of: ")", options: .backwards)
+                else { return false }
+                let fields = stat[close.upperBound...].split(separator: " ")
+                return fields.count > 1 && Int32(fields[1]) == front
+            }
         }
     }
 }

@@ -20,8 +20,13 @@ final class SupervisedBackend: ShellBackend {
     private let scene: SceneLink
     private(set) var startPage: [String]?
 
-    init(secrets: SecretPrompt, answerTimeout: Double, quarantine: Quarantine?, launch: @escaping () throws -> WorkerProcess) throws {
+    /// `first`: a worker already started (the shell starts it before reading its config).
+    init(
+        secrets: SecretPrompt, answerTimeout: Double, quarantine: Quarantine?, first: WorkerProcess? = nil,
+        launch: @escaping () throws -> WorkerProcess
+    ) throws {
         supervisor = Supervisor(answerTimeout: answerTimeout, quarantine: quarantine, launch: launch)
+        supervisor.prelaunched = first
         scene = SceneLink(name: "terminal", secrets: secrets)
         try supervisor.start([scene])
         startPage = scene.remote?.startPage

@@ -6,7 +6,6 @@ extension Shell {
     /// place; the plugins, coordinators and database run in a `coordsh worker` child, which a
     /// crash replaces (see `SupervisedBackend`).
     func runSupervised() -> Int32 {
-        guard let config = loadConfig() else { return ShellError.Status.usage.rawValue }
         var arguments = ["worker", "--fd", "3", "--terminal"]
         if let path = options.configPath { arguments += ["--config", path] }
         if let path = options.databasePath { arguments += ["--db", path] }
@@ -14,20 +13,34 @@ extension Shell {
         let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"
         defer { unlink(runningFile) }
         let executable = Shell.executablePath
+        let launch = { try WorkerProcess(executable: executable, arguments: arguments, runningFile: runningFile) }
+        // The first worker starts before this process reads its configuration: its loading
+        // (plugins, database) and ours overlap (`./bench startup`). It reads the same file.
+        let first = try? launch()
+        guard let config = loadConfig() else {
+            first?.stop()
+            return ShellError.Status.usage.rawValue
+        }
         let backend: SupervisedBackend
         do {
             backend = try SupervisedBackend(
                 secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable), answerTimeout: config.workerTimeout,
-                quarantine: Quarantine(path: config.expandedQuarantinePath())
-            ) {
-                try WorkerProcess(executable: executable, arguments: arguments, runningFile: runningFile)
-            }
+                quarantine: Quarantine(path: config.expandedQuarantinePath()), first: first, launch: launch)
         } catch {
             printError("cannot start the app process: \(error)", code: "connection")
             return ShellError.Status.failure.rawValue
         }
         // What the worker said at start (refused plugins, a database that would not open).
-        printNotices(backend.takePushed())
+        let notices = backend.takePushed()
+        printNotices(notices)
+        if options.strictPlugins {
+            let refused = notices.filter { $0.isWarning && $0.text.hasPrefix("refused plugin ") }.count
+            if refused > 0 {
+                printError("--strict-plugins: \(refused) plugin\(refused == 1 ? " was" : "s were") refused", code: "plugin")
+                backend.stop()
+                return Self.pluginFailure
+            }
+        }
         let status = drive(backend)
         backend.stop()
         return status

@@ -41,9 +41,13 @@ package final class Supervisor {
 
     deinit { close(watchSet) }
 
+    /// A worker started ahead (before the front's own start-up work), used by the next start.
+    package var prelaunched: WorkerProcess?
+
     /// A new worker, started and answering.
     private func spawn() throws -> WorkerProcess {
-        let candidate = try launch()
+        let candidate = try prelaunched ?? launch()
+        prelaunched = nil
         do {
             try candidate.probe(timeout: answerTimeout)
         } catch {

@@ -1,6 +1,7 @@
 """Pseudo-terminal tests of the interactive shell, driven by pexpect.
 
-Run by PTYTests.swift (so `swift test` runs them): python3 interactive.py COORDSH CONFIG.
+Run by PTYTests.swift (so `swift test` runs them): python3 interactive.py COORDSH CONFIG
+CRASHER_V1 CRASHER_V2 (the crasher fixture plugin in versions 1.0.0 and 2.0.0).
 Each check prints one line; any failure raises and the exit status is non-zero.
 """
 import os
@@ -13,7 +14,7 @@ import time
 
 import pexpect
 
-COORDSH, CONFIG = sys.argv[1], sys.argv[2]
+COORDSH, CONFIG, CRASHER_V1, CRASHER_V2 = sys.argv[1:5]
 PROMPT = r"coordsh[^\r\n]*> "
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -36,14 +37,16 @@ def clear_line(child):
     child.expect(PROMPT)
 
 
-def plugin_folder(home, name):
-    """A plugin folder the loader accepts (0755) and a config whose only plugin folder it is."""
+def plugin_folder(home, name, bundled=False):
+    """A plugin folder the loader accepts (0755) and a config whose only plugin folder it is
+    (with the bundled plugins' folder too when `bundled`)."""
     folder = home + "/" + name
     os.mkdir(folder, 0o755)
     os.chmod(folder, 0o755)
     config = home + "/" + name + ".toml"
+    dirs = '"$SDK_DIR", "%s"' % folder if bundled else '"%s"' % folder
     with open(CONFIG) as shipped, open(config, "w") as own:
-        own.write(re.sub(r"(?m)^dirs = .*$", 'dirs = ["%s"]' % folder, shipped.read()))
+        own.write(re.sub(r"(?m)^dirs = .*$", "dirs = [%s]" % dirs, shipped.read()))
     return folder, config
 
 
@@ -255,7 +258,7 @@ try:
     workers = subprocess.run(["pgrep", "-P", str(child.pid), "-f", "coordsh worker"], capture_output=True, text=True).stdout.split()
     assert len(workers) == 1, workers
     os.kill(int(workers[0]), 9)
-    child.expect("the app process crashed: SIGKILL \\(Killed\\); restarted, back at cart/cart")
+    child.expect("the app process was killed: SIGKILL \\(Killed\\); restarted, back at cart/cart")
     child.expect(r"coordsh cart/cart> ")
     child.send("ca\t")
     child.send("sh\t")
@@ -269,5 +272,33 @@ try:
     time.sleep(0.3)
     assert subprocess.run(["pgrep", "-P", str(child.pid)], capture_output=True).returncode != 0
     print("ok --supervised: a worker killed at the prompt is replaced, back on the same page")
+
+    # A new version of a loaded plugin installed while the prompt waits: a new worker takes the
+    # session over, on the same page, and the new version's page completes at the prompt.
+    folder, config = plugin_folder(home, "upgrade", bundled=True)
+    shutil.copy(CRASHER_V1, folder + "/libcrasher.so")
+    child = start(home, {"NO_COLOR": "1"}, args=("--db", home + "/upgrade.sqlite"), config=config)
+    child.sendline("cart add 3")
+    child.expect(r"coordsh cart/cart> ")
+    shutil.copy(CRASHER_V2, folder + "/.libcrasher.so.new")
+    os.rename(folder + "/.libcrasher.so.new", folder + "/libcrasher.so")  # as install(1) does
+    child.expect("note: a new version of a loaded plugin arrived: " + re.escape(folder) + "/libcrasher.so")
+    child.expect(re.escape("note: upgraded: crasher 2.0.0 (was 1.0.0); the session was handed over to the new app process"))
+    child.expect(r"coordsh cart/cart> ")
+    child.send("open crasher/n\t")
+    child.send("\r")
+    child.expect("version 2 is here")
+    child.expect(PROMPT)
+    child.sendline("cart show")
+    child.expect("── Cart \\(1 item\\) ──")
+    child.expect(PROMPT)
+    child.sendline("plugins upgrade")
+    child.expect(re.escape("coordsh: error: upgrade failed: the new app process loaded no new plugin version; the running version keeps serving"))
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.exitstatus
+    print("ok a new plugin version dropped in is taken up at the prompt, the session kept; 'plugins upgrade' with nothing new says so")
 finally:
     shutil.rmtree(home, ignore_errors=True)

@@ -56,6 +56,12 @@ struct CommandLineTests {
         #expect(strict.status == 3)
         #expect(strict.stdout.isEmpty, "no command runs after a refusal under --strict-plugins")
         #expect(strict.stderr.hasSuffix("coordsh: error: --strict-plugins: 1 plugin was refused\n"))
+        // The same when the plugins load in a supervised worker.
+        let supervised = try coordsh(["--supervised", "--plugin-dir", plugins, "--strict-plugins", "-c", "content list"], home: home)
+        #expect(supervised.status == 3)
+        #expect(supervised.stdout.isEmpty, "no command runs after a refusal under --strict-plugins")
+        #expect(supervised.stderr.hasPrefix("coordsh: refused plugin \(plugins)/libBroken.so"), "\(supervised.stderr)")
+        #expect(supervised.stderr.hasSuffix("coordsh: error: --strict-plugins: 1 plugin was refused\n"), "\(supervised.stderr)")
     }
 
     @Test("-f runs a file of commands with comments, names file and line on error, and --keep-going goes on")
