@@ -172,7 +172,9 @@ final class FrontServer: ClientServing {
             if let running, running.client == key {
                 client.link.send(.error(id: running.request, code: "crashed", message: message + place))
             } else {
-                client.link.send(.event(.init(text: "another client's command: \(message)" + (restarted ? "; your scene was restored" + place : ""), warning: true)))
+                // Whose doing it was: another client's command, or nobody's (a kill from outside).
+                let whose = running == nil ? "" : "another client's command: "
+                client.link.send(.event(.init(text: whose + message + (restarted ? "; your scene was restored" + place : ""), warning: true)))
             }
         }
     }

@@ -40,7 +40,12 @@ package final class SceneLink {
     /// again from the pages that sent them (they wait again), then the page it was on. Throws
     /// `RestoreFailure` when the worker dies on the way, naming what killed it.
     func build(in worker: WorkerProcess, timeout: Double?) throws -> Built {
-        let connection = try worker.openScene()
+        let connection: ServerConnection
+        do {
+            connection = try worker.openScene()
+        } catch {
+            throw RestoreFailure(what: "the scene")  // the worker is gone
+        }
         connection.answerTimeout = timeout
         let remote: RemoteBackend
         do {

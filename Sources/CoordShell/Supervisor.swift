@@ -76,8 +76,8 @@ package final class Supervisor {
             for scene in scenes {
                 do {
                     built.append(try scene.build(in: candidate, timeout: answerTimeout))
-                } catch let failure as SceneLink.RestoreFailure {
-                    failed = (scene, failure.what)
+                } catch {
+                    failed = (scene, (error as? SceneLink.RestoreFailure)?.what ?? "the scene")
                     break
                 }
             }
@@ -114,8 +114,9 @@ package final class Supervisor {
         }
         do {
             adopt(worker, scenes: [scene], built: [try scene.build(in: worker, timeout: answerTimeout)])
-        } catch let failure as SceneLink.RestoreFailure {
-            throw WorkerProcess.Failure(description: "the app process failed while \(failure.what) was opened")
+        } catch {
+            let what = (error as? SceneLink.RestoreFailure)?.what ?? "the scene"
+            throw WorkerProcess.Failure(description: "the app process failed while \(what) was opened")
         }
     }
 

@@ -80,6 +80,26 @@ struct SupervisedServeTests {
         #expect(try server.stop() == 0)
     }
 
+    @Test("the worker killed while ten clients are idle: each is told, each scene is back with its own cart")
+    func killedWhileIdle() throws {
+        let server = try Self.serverWithCrasher()
+        let clients = try (0..<10).map { _ in try ServeTests.attach(server) }
+        for (index, client) in clients.enumerated() {
+            #expect(try Self.send(client, "cart add \(index + 1)").error == nil)
+        }
+        kill(try #require(Self.workerPID(of: server)), SIGKILL)
+        for client in clients {
+            let notes = try Self.notes(client, until: "your scene was restored", server: server)
+            #expect(notes.contains("the app process was killed: SIGKILL (Killed); restarted; your scene was restored, back at cart/cart"), "\(notes)")
+        }
+        for (index, client) in clients.enumerated() {
+            let cart = try #require(try Self.send(client, "cart show").result)
+            #expect(cart.route == "cart/cart")
+            #expect(cart.lines.contains { $0.contains("#\(index + 1) ") } && cart.lines.contains("── Cart (1 item) ──"), "\(cart.lines)")
+        }
+        #expect(try server.stop() == 0)
+    }
+
     @Test("upgrade: crasher 2.0.0 dropped in with two scenes attached; both keep page and user and see its new page; a 3.0.0 that traps on load leaves 2.0.0 serving")
     func upgradeWithoutRestart() throws {
         let server = try Self.serverWithCrasher()

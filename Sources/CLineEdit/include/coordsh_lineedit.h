@@ -32,7 +32,8 @@ int coordsh_edit_history_save(const char *path);
  * descriptor leaves the set by itself when it is closed. Returns -1 on failure. */
 int coordsh_watchset_create(void);
 int coordsh_watchset_add(int set, int fd);
-/* Clears the set's readiness after its members were looked at. */
+/* Looks at the set without waiting. Readiness is level-triggered: it ends only when the
+ * members themselves are read or closed. */
 void coordsh_watchset_drain(int set);
 
 #endif
