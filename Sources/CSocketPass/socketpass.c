@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 int coordsh_send_fd(int socket, int fd) {
     char byte = 'S';
@@ -51,4 +53,13 @@ int coordsh_recv_fd(int socket) {
         }
         /* A byte without a descriptor: not ours to act on; wait for the next. */
     }
+}
+
+int coordsh_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
 }

@@ -35,8 +35,16 @@ public enum ServerReply: Sendable {
         /// The plugins the app loaded, as "NAME VERSION": how a supervised front sees that a
         /// new worker has the upgraded plugin (and not only the others).
         public let plugins: [String]
-        public init(version: Int, server: String, scene: String, pid: Int, route: String?, page: [String], plugins: [String] = []) {
+        /// From a worker to its front only: what opening the scene said (start-up warnings,
+        /// refused plugins, the resumed login), inside the hello so that the front has them
+        /// before its first prompt. A server sends them as `event`s after the hello instead.
+        public let notices: [Notice]
+        public init(
+            version: Int, server: String, scene: String, pid: Int, route: String?, page: [String], plugins: [String] = [],
+            notices: [Notice] = []
+        ) {
             self.plugins = plugins
+            self.notices = notices
             self.version = version
             self.server = server
             self.scene = scene
@@ -105,6 +113,7 @@ public enum ServerReply: Sendable {
         case .hello(let h):
             return ["type": "hello", "version": h.version, "server": h.server, "scene": h.scene, "pid": h.pid,
                     "route": h.route ?? NSNull(), "page": h.page, "plugins": h.plugins]
+                .merging(h.notices.isEmpty ? [:] : ["notices": h.notices.map { ["text": $0.text, "warning": $0.warning] }]) { $1 }
         case .result(let r):
             var o: [String: Any] = [
                 "type": "result", "id": r.id, "ok": r.error == nil, "status": r.status, "lines": r.lines,
@@ -133,6 +142,14 @@ public enum ServerReply: Sendable {
         }
     }
 
+    /// The `notices` list of a result or a hello.
+    static func notices(in object: [String: Any]) throws(ProtocolError) -> [Notice] {
+        try (object["notices"] as? [Any] ?? []).map { item throws(ProtocolError) -> Notice in
+            guard let n = item as? [String: Any] else { throw ProtocolError("reply", "a notice must be an object") }
+            return Notice(text: try Fields(n).string("text"), warning: try Fields(n).bool("warning"))
+        }
+    }
+
     /// Reads a frame the server sent. A client must not trust it blindly either: a field of
     /// the wrong type is a `ProtocolError`.
     public static func parse(_ object: [String: Any]) throws(ProtocolError) -> ServerReply {
@@ -142,17 +159,14 @@ public enum ServerReply: Sendable {
             return .hello(Hello(version: try f.int("version"), server: try f.optionalString("server") ?? "",
                                 scene: try f.string("scene"), pid: try f.optionalInt("pid") ?? 0,
                                 route: try f.optionalString("route"), page: try f.optionalStrings("page") ?? [],
-                                plugins: try f.optionalStrings("plugins") ?? []))
+                                plugins: try f.optionalStrings("plugins") ?? [], notices: try notices(in: object)))
         case "result":
             var error: (code: String, message: String)?
             if let e = object["error"] as? [String: Any] {
                 let ef = Fields(e)
                 error = (try ef.string("code"), try ef.string("message"))
             }
-            let notices = try (object["notices"] as? [Any] ?? []).map { item throws(ProtocolError) -> Notice in
-                guard let n = item as? [String: Any] else { throw ProtocolError("reply", "a notice must be an object") }
-                return Notice(text: try Fields(n).string("text"), warning: try Fields(n).bool("warning"))
-            }
+            let notices = try notices(in: object)
             return .result(RunResult(
                 id: try f.int("id"), status: try f.int("status"), lines: try f.optionalStrings("lines") ?? [],
                 document: object["document"] as? [String: Any], notices: notices, error: error,

@@ -78,14 +78,18 @@ final class Server: ClientServing {
             page = session.run("open \(RouteRequest.quoteWord(home))").result.lines
         }
         logger.info("client \(link.id) connected: pid \(link.pid), scene \(session.scene.identifier), \(clients.count) attached")
+        var notices = startNotices.map { ServerReply.Notice(text: $0, warning: true) }
+        if let resume {
+            let notice = session.resume(token: resume)
+            notices.append(.init(text: notice.text, warning: notice.isWarning))
+        }
+        // A worker's front gets them inside the hello, before its first prompt (see `Hello`).
         link.send(.hello(.init(
             version: WireProtocol.version, server: "coordsh", scene: session.scene.identifier, pid: Int(getpid()),
             route: session.currentRoute, page: page,
-            plugins: host.loader.loaded.map { "\($0.origin.name) \($0.origin.version)" })))
-        for notice in startNotices { link.send(.event(.init(text: notice, warning: true))) }
-        if let resume {
-            let notice = session.resume(token: resume)
-            link.send(.event(.init(text: notice.text, warning: notice.isWarning)))
+            plugins: host.loader.loaded.map { "\($0.origin.name) \($0.origin.version)" }, notices: takesSceneNames ? notices : [])))
+        if !takesSceneNames {
+            for notice in notices { link.send(.event(notice)) }
         }
     }
 

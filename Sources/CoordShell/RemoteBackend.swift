@@ -41,6 +41,7 @@ package final class RemoteBackend: ShellBackend {
         switch try connection.receive() {
         case .hello(let hello):
             self.hello = hello
+            connection.keep(hello.notices)
         case .error(_, _, let message):
             throw ServerConnection.Failure(description: "the server at \(path) refused: \(message)")
         case .goodbye(let reason):

@@ -122,6 +122,11 @@ public final class ServerConnection {
         }
     }
 
+    /// Keeps notices for the next `takePushed`, as if they had been pushed.
+    func keep(_ notices: [ServerReply.Notice]) {
+        pushed += notices
+    }
+
     /// Reads whatever has arrived without waiting, and returns the events pushed so far.
     public func takePushed() -> [ServerReply.Notice] {
         if closedReason == nil {

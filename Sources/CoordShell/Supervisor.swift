@@ -44,10 +44,16 @@ package final class Supervisor {
     /// A worker started ahead (before the front's own start-up work), used by the next start.
     package var prelaunched: WorkerProcess?
 
-    /// A new worker, started and answering.
-    private func spawn() throws -> WorkerProcess {
+    /// A new worker. `probe`: wait until it answers, and learn its plugins and start-up
+    /// notes (an upgrade compares them; a server with no client yet has no scene that would
+    /// show a worker that cannot start). Without it the first scene built is the proof.
+    private func spawn(probe: Bool) throws -> WorkerProcess {
         let candidate = try prelaunched ?? launch()
         prelaunched = nil
+        guard probe else {
+            _ = coordsh_watchset_add(watchSet, candidate.control)
+            return candidate
+        }
         do {
             try candidate.probe(timeout: answerTimeout)
         } catch {
@@ -70,7 +76,7 @@ package final class Supervisor {
     package func start(_ scenes: [SceneLink]) throws {
         var attempts = 0
         while true {
-            let candidate = try spawn()
+            let candidate = try spawn(probe: scenes.isEmpty)
             var built: [SceneLink.Built] = []
             var failed: (scene: SceneLink, what: String)?
             for scene in scenes {
@@ -99,6 +105,7 @@ package final class Supervisor {
     }
 
     private func adopt(_ candidate: WorkerProcess, scenes: [SceneLink], built: [SceneLink.Built]) {
+        if let hello = built.first?.remote.hello, candidate.plugins.isEmpty { candidate.learn(plugins: hello.plugins) }
         for (scene, built) in zip(scenes, built) {
             scene.adopt(built)
             if let remote = scene.remote { _ = coordsh_watchset_add(watchSet, remote.connection.descriptor) }
@@ -192,7 +199,7 @@ package final class Supervisor {
         let keeps = "; the running version keeps serving"
         let candidate: WorkerProcess
         do {
-            candidate = try spawn()
+            candidate = try spawn(probe: true)
         } catch {
             return .init(text: "upgrade failed: \(error)\(keeps)", isWarning: true)
         }

@@ -22,7 +22,7 @@ package final class WorkerProcess {
     /// The front's end of the control socketpair: scene connections are sent over it, and it
     /// reads as closed once the worker is gone.
     let control: Int32
-    /// The plugins it loaded ("NAME VERSION"), from its first hello (see `probe`).
+    /// The plugins it loaded ("NAME VERSION"), from its first hello (see `probe`, `learn`).
     package private(set) var plugins: [String] = []
     /// What it said at start-up (refused plugins, a database warning).
     private(set) var startNotices: [ServerReply.Notice] = []
@@ -93,9 +93,9 @@ package final class WorkerProcess {
         return ServerConnection(descriptor: pair[0], path: "the app process (pid \(pid))")
     }
 
-    /// Says hello on a scene of its own and waits for it to answer a request: what plugins it
-    /// loaded and what it said at start-up, then closes that scene. It is also the proof that
-    /// the worker started (a database that cannot open, a crash while loading, show here).
+    /// Says hello on a scene of its own and waits for the answer: what plugins it loaded and
+    /// what it said at start-up, then closes that scene. It is also the proof that the worker
+    /// started (a crash while loading shows here).
     func probe(timeout: Double?) throws {
         let connection = try openScene()
         connection.answerTimeout = timeout
@@ -104,11 +104,13 @@ package final class WorkerProcess {
             throw Failure(description: "the app process (pid \(pid)) did not answer hello")
         }
         plugins = hello.plugins
-        let id = connection.newID()
-        try connection.write(.complete(id: id, line: "", word: ""))
-        _ = try connection.answer(to: id)
-        startNotices = connection.takePushed()
+        startNotices = hello.notices
         connection.shutdown()
+    }
+
+    /// What its first scene's hello said it loaded (when it was not probed).
+    func learn(plugins: [String]) {
+        self.plugins = plugins
     }
 
     /// True once the worker is gone (its end of the control socketpair closed). It never
@@ -143,13 +145,21 @@ package final class WorkerProcess {
     private func waitForExit(seconds: Double) -> String {
         var status: Int32 = 0
         let deadline = Date().addingTimeInterval(seconds)
+        // A pidfd is readable when the process ends: no polling interval added to the wait
+        // (a shell's exit waits for its worker's).
+        let pidfd = coordsh_pidfd_open(pid)
+        defer { if pidfd >= 0 { close(pidfd) } }
         while waitpid(pid, &status, WNOHANG) == 0 {
+            if pidfd >= 0 {
+                var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&entry, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000)))
+            }
             if Date() > deadline {
                 Glibc.kill(pid, SIGKILL)
                 waitpid(pid, &status, 0)
                 return "it stopped answering and was killed"
             }
-            usleep(5_000)
+            if pidfd < 0 { usleep(1_000) }
         }
         signal = status & 0x7f
         if signal != 0 { return describeSignal(signal) }

@@ -31,6 +31,6 @@ struct PTYTests {
             environment: environment)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         // Every check printed its line (the script stops at the first that fails).
-        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 18, "\(result.stdout)")
+        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 19, "\(result.stdout)")
     }
 }

@@ -273,11 +273,51 @@ try:
     assert subprocess.run(["pgrep", "-P", str(child.pid)], capture_output=True).returncode != 0
     print("ok --supervised: a worker killed at the prompt is replaced, back on the same page")
 
-    # A new version of a loaded plugin installed while the prompt waits: a new worker takes the
-    # session over, on the same page, and the new version's page completes at the prompt.
+    # A plugin handler that traps at the prompt: one crash line, the same route in the prompt,
+    # the guest's checkout still waiting for a login and going on after it; then a kill of the
+    # worker: still logged in. (On the first shell's database, where pty@example.com exists.)
     folder, config = plugin_folder(home, "upgrade", bundled=True)
     shutil.copy(CRASHER_V1, folder + "/libcrasher.so")
-    child = start(home, {"NO_COLOR": "1"}, args=("--db", home + "/upgrade.sqlite"), config=config)
+    child = start(home, {"NO_COLOR": "1"}, config=config)
+    child.sendline("account outbox")
+    child.expect(r"account confirm (\d{6})")
+    code = child.match.group(1)
+    child.expect(PROMPT)
+    child.sendline("account confirm " + code)
+    child.expect(PROMPT)
+    child.sendline("cart add 4")
+    child.expect(PROMPT)
+    child.sendline("cart checkout")
+    child.expect(r"coordsh account/login> ")
+    child.sendline("crash now index")
+    child.expect(re.escape("coordsh: error: the app process crashed running 'crash now index' in plugin crasher: "
+                           "SIGILL (Illegal instruction) — Fatal error: Index out of range; restarted, back at account/login"))
+    child.expect(r"coordsh account/login> ")
+    child.sendline("queue")
+    child.expect(re.escape("cartCheckout() waiting for user"))
+    child.expect(PROMPT)
+    child.sendline("account login pty@example.com")
+    child.expect("Password for pty@example.com: ")
+    child.send("same password 3\r")
+    child.expect("cartCheckout\\(\\) replayed at coordinator cart")
+    child.expect(PROMPT)
+    child.sendline("payment pay 4242424242424242")
+    child.expect("note: paid: order \\d+")
+    child.expect(r"coordsh ([^\r\n]+)> ")
+    route = child.match.group(1)
+    workers = subprocess.run(["pgrep", "-P", str(child.pid), "-f", "coordsh worker"], capture_output=True, text=True).stdout.split()
+    assert len(workers) == 1, workers
+    os.kill(int(workers[0]), 9)
+    child.expect("restarted, back at " + re.escape(route))
+    child.expect("note: still logged in as pty@example.com")
+    child.expect(PROMPT)
+    child.sendline("account whoami")
+    child.expect("── Logged in as pty@example.com ──")
+    child.expect(PROMPT)
+    print("ok a handler's trap at the prompt: one line, same route, the waiting checkout goes on at the login and is paid; a kill keeps the login")
+
+    # A new version of a loaded plugin installed while the prompt waits: a new worker takes the
+    # session over, on the same page, and the new version's page completes at the prompt.
     child.sendline("cart add 3")
     child.expect(r"coordsh cart/cart> ")
     shutil.copy(CRASHER_V2, folder + "/.libcrasher.so.new")
@@ -291,6 +331,9 @@ try:
     child.expect(PROMPT)
     child.sendline("cart show")
     child.expect("── Cart \\(1 item\\) ──")
+    child.expect(PROMPT)
+    child.sendline("account whoami")
+    child.expect("── Logged in as pty@example.com ──")
     child.expect(PROMPT)
     child.sendline("plugins upgrade")
     child.expect(re.escape("coordsh: error: upgrade failed: the new app process loaded no new plugin version; the running version keeps serving"))

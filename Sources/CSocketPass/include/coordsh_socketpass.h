@@ -13,4 +13,9 @@ int coordsh_send_fd(int socket, int fd);
  * of the stream (the sender is gone), or -2 with errno set on an error. */
 int coordsh_recv_fd(int socket);
 
+/* pidfd_open(2): a descriptor readable when process `pid` ends, so that a front can wait for
+ * its worker with poll and a deadline instead of sleeping in steps. -1 with errno when the
+ * kernel lacks it (before 5.3). Here because Swift cannot call the variadic syscall(2). */
+int coordsh_pidfd_open(int pid);
+
 #endif
