@@ -31,6 +31,9 @@ public enum Worker {
         /// on to its own log).
         /// A swift-log level name; warning when nil or unknown.
         public var logLevel: String?
+        /// Watch the plugin folders (not for a front that runs `-c` commands given up front:
+        /// an inotify instance costs ~15-20 ms of the process's exit, which the front waits for).
+        public var watchPlugins = true
         public init() {}
     }
 
@@ -70,7 +73,9 @@ public enum Worker {
                     loop.execute { attach(received, loop: loop, hub: hub, id: ids.next(), handshakeTimeout: timeout) }
                 }
             }
-            MainActor.assumeIsolated { Serve.watchPlugins(server: server, loop: loop) }
+            if options.watchPlugins {
+                MainActor.assumeIsolated { Serve.watchPlugins(server: server, loop: loop) }
+            }
         }
         return 0
     }

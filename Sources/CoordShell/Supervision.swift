@@ -7,6 +7,8 @@ extension Shell {
     /// crash replaces (see `SupervisedBackend`).
     func runSupervised() -> Int32 {
         var arguments = ["worker", "--fd", "3", "--terminal"]
+        // As in one process: commands given up front (-c) need no watch of the plugin folders.
+        if !options.commands.isEmpty { arguments.append("--no-watch") }
         if let path = options.configPath { arguments += ["--config", path] }
         if let path = options.databasePath { arguments += ["--db", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }

@@ -190,6 +190,7 @@ struct WorkerCommand: ParsableCommand {
     @Flag(name: .customLong("terminal")) var terminal = false
     @Option(name: .customLong("guest-tag")) var guestTag: String?
     @Option(name: .customLong("log-level")) var logLevel: String?
+    @Flag(name: .customLong("no-watch")) var noWatch = false
     @OptionGroup var app: AppOptions
 
     func run() throws {
@@ -199,6 +200,7 @@ struct WorkerCommand: ParsableCommand {
         options.terminal = terminal
         options.guestTag = guestTag
         options.logLevel = logLevel
+        options.watchPlugins = !noWatch
         let status = MainActor.assumeIsolated { Worker.run(options) }
         if status != 0 { throw ExitCode(status) }
     }
