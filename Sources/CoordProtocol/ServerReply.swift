@@ -87,12 +87,16 @@ public enum ServerReply: Sendable {
         /// The scene's queued messages as command lines, each with the route of the page that
         /// sent it: what a client gives a new scene to make them wait again.
         public let queued: [(line: String, from: String?)]
+        /// The routes `back` would go through, oldest first, ending with `route`: what a client
+        /// opens in order to put a new scene where this one is (with `resume` and `queued`).
+        public let trail: [String]
 
         public init(
             id: Int, status: Int, lines: [String], document: [String: Any]?, notices: [Notice],
             error: (code: String, message: String)?, route: String?, quit: Bool, secret: Bool, resume: String? = nil,
-            queued: [(line: String, from: String?)] = []
+            queued: [(line: String, from: String?)] = [], trail: [String] = []
         ) {
+            self.trail = trail
             self.secret = secret
             self.resume = resume
             self.queued = queued
@@ -122,6 +126,7 @@ public enum ServerReply: Sendable {
             o["document"] = r.document ?? NSNull()
             o["route"] = r.route ?? NSNull()
             if let resume = r.resume { o["resume"] = resume }
+            if r.trail.count > 1 { o["trail"] = r.trail }
             if !r.queued.isEmpty { o["queued"] = r.queued.map { ["line": $0.line, "from": $0.from ?? NSNull()] as [String: Any] } }
             if let error = r.error { o["error"] = ["code": error.code, "message": error.message] }
             return o
@@ -175,7 +180,7 @@ public enum ServerReply: Sendable {
                 queued: try (object["queued"] as? [Any] ?? []).map { item throws(ProtocolError) -> (line: String, from: String?) in
                     guard let entry = item as? [String: Any] else { throw ProtocolError("reply", "a queued entry must be an object") }
                     return (try Fields(entry).string("line"), try Fields(entry).optionalString("from"))
-                }))
+                }, trail: try f.optionalStrings("trail") ?? []))
         case "secret":
             return .secret(id: try f.int("id"), prompt: try f.string("prompt"), confirm: try f.bool("confirm"))
         case "completions":
@@ -200,6 +205,6 @@ extension ServerReply.RunResult {
     public func renumbered(_ id: Int) -> ServerReply.RunResult {
         ServerReply.RunResult(
             id: id, status: status, lines: lines, document: document, notices: notices, error: error, route: route,
-            quit: quit, secret: secret, resume: resume, queued: queued)
+            quit: quit, secret: secret, resume: resume, queued: queued, trail: trail)
     }
 }

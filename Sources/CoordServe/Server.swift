@@ -147,7 +147,7 @@ final class Server: ClientServing {
             notices: reply.notices.map { .init(text: $0.text, warning: $0.isWarning) },
             error: reply.error.map { ($0.code, $0.message) }, route: session.currentRoute, quit: reply.result.quit,
             secret: secret, resume: session.scene.sceneService(Services.user)?.sessionToken,
-            queued: session.queuedCommands())
+            queued: session.queuedCommands(), trail: session.pageTrail())
     }
 
     // MARK: Pushes

@@ -14,6 +14,8 @@ package final class RemoteBackend: ShellBackend {
     private(set) var route: String?
     /// The scene's login session token after the last command.
     private(set) var resumeToken: String?
+    /// The routes `back` goes through after the last command, ending with `route`.
+    private(set) var trail: [String] = []
     /// The scene's queued messages after the last command, as command lines.
     private(set) var queuedCommands: [(line: String, from: String?)] = []
     /// The last line run and whether the server found a secret value in it.
@@ -63,6 +65,7 @@ package final class RemoteBackend: ShellBackend {
             route = result.route
             resumeToken = result.resume
             queuedCommands = result.queued
+            trail = result.trail.isEmpty ? result.route.map { [$0] } ?? [] : result.trail
             lastSecret = (line, result.secret)
         }
         return answer

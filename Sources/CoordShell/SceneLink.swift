@@ -25,6 +25,8 @@ package final class SceneLink {
     private let secrets: SecretPrompt
     package private(set) var remote: RemoteBackend?
     package private(set) var route: String?
+    /// The routes `back` goes through, ending with `route` (see `SceneCoordinator.pageTrail`).
+    private(set) var trail: [String] = []
     private(set) var resumeToken: String?
     private(set) var queued: [(line: String, from: String?)] = []
     /// Notes for the scene's person that arrived outside a command's answer.
@@ -67,11 +69,14 @@ package final class SceneLink {
                 notices.append(.init(text: "'\(entry.line)' no longer waits", isWarning: true))
             }
         }
-        if let route, route != remote.route {
-            if case .result(let result) = try exchange(remote, "open \(route)", what: "the page \(route)"),
-                let error = result.error
-            {
-                notices.append(.init(text: "could not go back to \(route): \(error.message)", isWarning: true))
+        // The pages in the order they were reached, so that `back` goes where it went; one
+        // that cannot be shown again (its plugin gone, or refusing) is left out with a note,
+        // which leaves the scene on the page before it.
+        let pages = trail.isEmpty ? route.map { [$0] } ?? [] : trail
+        for page in pages where page != remote.route || pages.count > 1 {
+            if case .result(let result) = try exchange(remote, "open \(page)", what: "the page \(page)"), let error = result.error {
+                let now = remote.route.map { "; back at \($0)" } ?? ""
+                notices.append(.init(text: "could not go back to \(page): \(error.message)\(now)", isWarning: true))
             }
         }
         return Built(remote: remote, notices: notices)
@@ -98,12 +103,14 @@ package final class SceneLink {
         route = remote.route
         resumeToken = remote.resumeToken
         queued = remote.queuedCommands
+        trail = remote.trail
     }
 
     /// What could not be restored is let go: the next build starts on the start page with the
     /// login only.
     func forgetPlace() {
         route = nil
+        trail = []
         queued = []
     }
 

@@ -21,6 +21,12 @@ extension Session {
         }
     }
 
+    /// The scene's page trail as routes (see `SceneCoordinator.pageTrail`), the last `limit`:
+    /// what a new app process opens, in order, to put the scene back where it was.
+    public func pageTrail(limit: Int = 16) -> [String] {
+        scene.pageTrail.suffix(limit).map { $0.route.description }
+    }
+
     /// The scene's queued feature messages as the command lines that send them again, each
     /// with the route of the page that sent it (nil when a coordinator did): what a new app
     /// process needs to make the same messages wait again. Messages of the app itself

@@ -89,6 +89,30 @@ struct SupervisedTests {
     }
 
 
+    @Test("after a crash the scene's pages are opened again in order: 'back' goes where it went, and a page whose plugin is gone is left out with a note, on the page before it")
+    func pageTrailRestored() throws {
+        let folder = try Self.folderWithCrasher(config: "")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = """
+            content show 9
+            open crasher/home
+            crash now vanish
+            where
+            back
+            where
+
+            """
+        let result = try run(
+            BuildProducts.coordsh, ["--supervised", "--keep-going", "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite"],
+            input: script, environment: ["HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state"],
+            timeout: 60)
+        #expect(result.stderr.contains("coordsh: error: the app process crashed running 'crash now vanish' in plugin crasher: SIGILL (Illegal instruction) — Fatal error: crasher removed its file; restarted, back at content/product id=9"), "\(result.stderr)")
+        #expect(result.stdout.contains("coordsh: could not go back to crasher/home: ") || result.stderr.contains("could not go back to crasher/home: "), "\(result.stdout)\n\(result.stderr)")
+        // The page before it, then back where 'back' went before the crash.
+        let wheres = result.stdout.components(separatedBy: "route: ").dropFirst().map { $0.prefix { $0 != "\n" } }
+        #expect(wheres == ["content/product id=9", "content/catalog"], "\(result.stdout)")
+    }
+
     /// A crasher folder whose shop has ann@example.com confirmed (password in $PW), the shell's
     /// command line (executable first) and its environment.
     static func shopWithAccount() throws -> (folder: String, shell: [String], environment: [String: String]) {

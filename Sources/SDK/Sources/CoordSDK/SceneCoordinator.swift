@@ -117,6 +117,25 @@ public final class SceneCoordinator: Coordinator {
         activeCoordinator = coordinator
     }
 
+    /// The pages `back` would go through, oldest first, ending with the one shown: each flow the
+    /// user came from (most recent visit of each), then the active flow's stack. A supervised
+    /// front replays it as routes to rebuild the scene in a new app process, so that the page
+    /// and `back` are where they were; a page that cannot be shown again is skipped, which
+    /// leaves the scene on the page before it.
+    public var pageTrail: [any Page] {
+        var seen: Set<ObjectIdentifier> = []
+        var flows: [Coordinator] = []
+        for entry in history.reversed() {
+            guard let flow = entry.value, flow.parent != nil, flow !== activeCoordinator,
+                seen.insert(ObjectIdentifier(flow)).inserted
+            else { continue }
+            flows.append(flow)
+        }
+        flows.reverse()
+        if let activeCoordinator { flows.append(activeCoordinator) }
+        return flows.flatMap { $0.viewStack.map(\.page) }
+    }
+
     /// Goes back one page: within the active flow if it has more than one page, else to the
     /// flow the user came from. Returns false when there is nowhere to go back to.
     @discardableResult
