@@ -1,4 +1,6 @@
 import CoordProtocol
+import CoordRuntime
+import Logging
 import NIOCore
 
 /// The server's handle on one client connection, usable from the main actor: who the peer is
@@ -29,5 +31,24 @@ struct ClientLink: Sendable {
         }
         let channel = self.channel
         channel.writeAndFlush(ByteBuffer(bytes: bytes)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}
+
+extension ClientLink {
+    /// Whether this client, having said hello, may have a scene: not while the server shuts
+    /// down (a goodbye), not past `[serve] max_clients` (an error, logged). A refused client
+    /// gets its one frame and the connection closes.
+    @MainActor
+    func admitted(draining: Bool, attached: Int, settings: Config.ServeSettings, logger: Logger) -> Bool {
+        if draining {
+            sendAndClose(.goodbye(reason: "the server is shutting down"))
+            return false
+        }
+        guard attached < settings.maxClients else {
+            logger.notice("client \(id) (pid \(pid)) refused: \(attached) clients attached, the limit is \(settings.maxClients)")
+            sendAndClose(.error(id: nil, code: "server_full", message: "the server has \(settings.maxClients) clients, its limit ([serve] max_clients); try again later"))
+            return false
+        }
+        return true
     }
 }

@@ -59,15 +59,7 @@ final class FrontServer: ClientServing {
     // MARK: Connections
 
     func open(_ link: ClientLink, resume: String?, scene _: String?) {
-        if draining {
-            link.sendAndClose(.goodbye(reason: "the server is shutting down"))
-            return
-        }
-        guard clients.count < settings.maxClients else {
-            logger.notice("client \(link.id) (pid \(link.pid)) refused: \(clients.count) clients attached, the limit is \(settings.maxClients)")
-            link.sendAndClose(.error(id: nil, code: "server_full", message: "the server has \(settings.maxClients) clients, its limit ([serve] max_clients); try again later"))
-            return
-        }
+        guard link.admitted(draining: draining, attached: clients.count, settings: settings, logger: logger) else { return }
         let scene = SceneLink(name: "c\(link.id)", secrets: noPrompt, resume: resume)
         if supervisor.worker != nil {
             do {

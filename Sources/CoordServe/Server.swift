@@ -54,15 +54,7 @@ final class Server: ClientServing {
 
     /// A client said hello: give it a scene, or refuse it when the server is full or closing.
     func open(_ link: ClientLink, resume: String?, scene name: String?) {
-        if draining {
-            link.sendAndClose(.goodbye(reason: "the server is shutting down"))
-            return
-        }
-        guard clients.count < settings.maxClients else {
-            logger.notice("client \(link.id) (pid \(link.pid)) refused: \(clients.count) clients attached, the limit is \(settings.maxClients)")
-            link.sendAndClose(.error(id: nil, code: "server_full", message: "the server has \(settings.maxClients) clients, its limit ([serve] max_clients); try again later"))
-            return
-        }
+        guard link.admitted(draining: draining, attached: clients.count, settings: settings, logger: logger) else { return }
         let secrets = RemoteSecrets()
         let identifier = takesSceneNames ? name ?? "c\(link.id)" : servesTerminal ? "terminal" : "c\(link.id)"
         let session = host.openSession(

@@ -31,6 +31,13 @@ def start(home, extra_env=None, args=(), config=CONFIG):
     return child
 
 
+def kill_worker(child):
+    """SIGKILL of the one `coordsh worker` under a supervised shell."""
+    workers = subprocess.run(["pgrep", "-P", str(child.pid), "-f", "coordsh worker"], capture_output=True, text=True).stdout.split()
+    assert len(workers) == 1, workers
+    os.kill(int(workers[0]), 9)
+
+
 def clear_line(child):
     child.send("\x03")  # Ctrl-C: cancel the line
     child.expect(r"\^C")
@@ -255,9 +262,7 @@ try:
     child = start(home, {"NO_COLOR": "1"}, args=("--db", home + "/supervised.sqlite"))
     child.sendline("cart add 3")
     child.expect(r"coordsh cart/cart> ")
-    workers = subprocess.run(["pgrep", "-P", str(child.pid), "-f", "coordsh worker"], capture_output=True, text=True).stdout.split()
-    assert len(workers) == 1, workers
-    os.kill(int(workers[0]), 9)
+    kill_worker(child)
     child.expect("the app process was killed: SIGKILL \\(Killed\\); restarted, back at cart/cart")
     child.expect(r"coordsh cart/cart> ")
     child.send("ca\t")
@@ -305,9 +310,7 @@ try:
     child.expect("note: paid: order \\d+")
     child.expect(r"coordsh ([^\r\n]+)> ")
     route = child.match.group(1)
-    workers = subprocess.run(["pgrep", "-P", str(child.pid), "-f", "coordsh worker"], capture_output=True, text=True).stdout.split()
-    assert len(workers) == 1, workers
-    os.kill(int(workers[0]), 9)
+    kill_worker(child)
     child.expect("restarted, back at " + re.escape(route))
     child.expect("note: still logged in as pty@example.com")
     child.expect(PROMPT)

@@ -74,7 +74,7 @@ public enum FixtureBuilder {
         let build = BuildProducts.directory
         let modulemap = build + "/CCoordABI.build/module.modulemap"
         try tool("swiftc", [
-            "-emit-library", "-module-name", module, "-I", build + "/Modules",
+            "-emit-library", "-module-name", module, "-I", build + "/Modules", "-Xcc", "-D_GNU_SOURCE",
             "-Xcc", "-fmodule-map-file=\(modulemap)", "-L", build, "-lCoordSDK", source, "-o", output,
         ] + defines.flatMap { ["-D", $0] })
     }
