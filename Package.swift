@@ -63,6 +63,13 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // The fuzz targets (RELIABILITY.md): each parser that takes outside bytes, with what
+        // must hold for any input. ./test runs them over the committed corpus; ./fuzz builds
+        // CoordFuzzer with libFuzzer and AddressSanitizer in a build folder of its own.
+        .target(name: "CoordFuzz", dependencies: [
+            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordShell", "CoordProtocol",
+        ]),
+        .executableTarget(name: "CoordFuzzer", dependencies: ["CoordFuzz"]),
         .executableTarget(
             name: "coordsh",
             dependencies: ["CoordShell", "CoordServe", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -91,6 +98,7 @@ let package = Package(
         .testTarget(name: "ShopTests", dependencies: [sdk, "CoordRuntime", "CoordData", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
+        .testTarget(name: "FuzzTests", dependencies: ["CoordFuzz", "TestSupport"]),
         .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordShell"], exclude: ["client.py"]),
     ]
 )

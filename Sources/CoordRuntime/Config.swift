@@ -105,7 +105,7 @@ public struct Config: Sendable, Equatable {
     }
 
     /// The defaults with `text`'s keys put over them, key by key inside each table.
-    static func layered(over text: String?, path: String?) throws(ConfigError) -> Config {
+    package static func layered(over text: String?, path: String?) throws(ConfigError) -> Config {
         let table = try parse(builtInText, path: "(built-in defaults)")
         var fromFile: Set<String> = []
         if let text, let path {
@@ -143,6 +143,22 @@ public struct Config: Sendable, Equatable {
             }
         }
         return config
+    }
+
+    /// A key as TOML writes it: bare when it can be, else a basic string.
+    package static func tomlKey(_ key: String) -> String {
+        let bare = !key.isEmpty && key.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
+        if bare { return key }
+        var quoted = "\""
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7f: quoted += String(format: "\\u%04X", scalar.value)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
 
     /// A value as a one-line TOML assignment's right-hand side.

@@ -14,7 +14,7 @@ import Foundation
 /// a missing or unreadable one is an empty cache, never an error.
 @MainActor
 public final class VerdictCache {
-    struct Entry: Equatable {
+    package struct Entry: Equatable {
         var size: Int64
         var modified: Int64
         var changed: Int64
@@ -29,7 +29,7 @@ public final class VerdictCache {
     public let path: String?
     private var loaded: [String: Entry]?
     private var dirty = false
-    static let header = "coordsh plugin verdicts 1"
+    nonisolated static let header = "coordsh plugin verdicts 1"
 
     public init(path: String?) {
         self.path = path
@@ -78,27 +78,23 @@ public final class VerdictCache {
         dirty = false
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var lines = [Self.header]
-        for (file, entry) in entries.sorted(by: { $0.key < $1.key }) where FileManager.default.fileExists(atPath: file) {
-            let fields = [
-                file, "\(entry.size)", "\(entry.modified)", "\(entry.changed)", "\(entry.inode)", "\(entry.device)",
-                entry.sha256, entry.host, entry.verdict.name ?? "", entry.verdict.version ?? "",
-                entry.verdict.refusal?.rawValue ?? "", entry.verdict.reason ?? "",
-            ]
-            // A field with a tab or a line break cannot be written; that file is vetted again.
-            guard !fields.contains(where: { $0.contains("\t") || $0.contains("\n") }) else { continue }
-            lines.append(fields.joined(separator: "\t"))
-        }
+        let text = Self.serialize(entries.filter { FileManager.default.fileExists(atPath: $0.key) })
         let temporary = path + ".\(getpid()).tmp"
         guard FileManager.default.createFile(
-            atPath: temporary, contents: Data((lines.joined(separator: "\n") + "\n").utf8),
+            atPath: temporary, contents: Data(text.utf8),
             attributes: [.posixPermissions: 0o600]) else { return }
         if rename(temporary, path) != 0 { unlink(temporary) }
     }
 
     private static func read(_ path: String) -> [String: Entry] {
         guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        return parse(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The file's entries: a line that is not one (a field missing or of the wrong kind) is
+    /// left out, a file without the header gives none — anything of the user's can write here.
+    nonisolated package static func parse(_ text: String) -> [String: Entry] {
+        let lines = text.split(separator: "\n")
         guard lines.first == Substring(header) else { return [:] }
         var entries: [String: Entry] = [:]
         for line in lines.dropFirst() {
@@ -114,5 +110,21 @@ public final class VerdictCache {
                     reason: f[11].isEmpty ? nil : f[11]))
         }
         return entries
+    }
+
+    /// The file's text for `entries`, sorted by path. An entry with a tab or a line break in a
+    /// field cannot be written and is left out: that file is vetted again.
+    nonisolated package static func serialize(_ entries: [String: Entry]) -> String {
+        var lines = [header]
+        for (file, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            let fields = [
+                file, "\(entry.size)", "\(entry.modified)", "\(entry.changed)", "\(entry.inode)", "\(entry.device)",
+                entry.sha256, entry.host, entry.verdict.name ?? "", entry.verdict.version ?? "",
+                entry.verdict.refusal?.rawValue ?? "", entry.verdict.reason ?? "",
+            ]
+            guard !fields.contains(where: { $0.contains("\t") || $0.contains("\n") }) else { continue }
+            lines.append(fields.joined(separator: "\t"))
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -125,7 +125,7 @@ public final class Session {
 
     /// Positional words fill the declared arguments in order; `name=value`, `--name value` and
     /// `--name=value` name one (`content list --category shoes`).
-    static func parseArguments(_ words: [String], _ parameters: [Parameter], context: String) throws -> Arguments {
+    nonisolated package static func parseArguments(_ words: [String], _ parameters: [Parameter], context: String) throws -> Arguments {
         var raw: [(name: String, text: String)] = []
         var position = 0
         var skipNext = false

@@ -2,10 +2,10 @@
 /// type: whitespace separates, single quotes keep everything, double quotes keep spaces and
 /// honour `\"` and `\\`, a backslash outside quotes escapes the next character, and an
 /// unquoted `#` at the start of a word begins a comment that runs to the end of the line.
-enum Words {
-    struct UnterminatedQuote: Error {}
+package enum Words {
+    package struct UnterminatedQuote: Error {}
 
-    static func split(_ line: String) throws(UnterminatedQuote) -> [String] {
+    package static func split(_ line: String) throws(UnterminatedQuote) -> [String] {
         var words: [String] = []
         var current = ""
         var inWord = false

@@ -1,0 +1,75 @@
+import CoordLoading
+import CoordRuntime
+import Foundation
+
+/// Files coordsh reads that someone else may have written: the TOML configuration, its own
+/// verdict cache (a file in the user's cache folder, which anything of the user's can edit), and
+/// the bytes of a file that claims to be a plugin.
+enum FileTargets {
+    static let all = [
+        FuzzTarget("config", "the TOML configuration over the built-in defaults", run: config),
+        FuzzTarget("verdicts", "the plugin verdict cache file", run: verdicts),
+        FuzzTarget("elf", "the ELF header check of a file claiming to be a plugin", run: elf),
+    ]
+
+    /// Accepted: every key in force, written back as TOML, loads to the same configuration.
+    /// Refused: one line.
+    static func config(_ bytes: [UInt8]) -> String? {
+        let loaded: Config
+        do {
+            loaded = try Config.layered(over: bytes.text, path: "fuzz.toml")
+        } catch {
+            return Rule.oneLine(error.description, "config refused")
+        }
+        var sections: [String: [String]] = [:]
+        var order: [String] = []
+        for entry in loaded.entries {
+            let parts = entry.key.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return "config key \(entry.key) has no section" }
+            if sections[parts[0]] == nil { order.append(parts[0]) }
+            sections[parts[0], default: []].append("\(Config.tomlKey(parts[1])) = \(entry.value)")
+        }
+        let text = order.map { "[\(Config.tomlKey($0))]\n" + (sections[$0] ?? []).joined(separator: "\n") }.joined(separator: "\n\n")
+        do {
+            var again = try Config.layered(over: text, path: "fuzz.toml")
+            var first = loaded
+            // Where each key came from differs (now every key is the file's); the values must not.
+            if let broken = Rule.same(first.entries.map { "\($0.key) = \($0.value)" }, again.entries.map { "\($0.key) = \($0.value)" }, "config keys written back and loaded again") {
+                return broken
+            }
+            first.entries = []
+            again.entries = []
+            return Rule.same(first, again, "config written back and loaded again")
+        } catch {
+            return "config written back as \(text.debugDescription) is refused: \(error)"
+        }
+    }
+
+    /// Whatever the file holds, reading it never traps, and what it yields writes back out
+    /// and reads back the same.
+    static func verdicts(_ bytes: [UInt8]) -> String? {
+        let entries = VerdictCache.parse(bytes.text)
+        let again = VerdictCache.parse(VerdictCache.serialize(entries))
+        // A field with a tab or a line break cannot be written; the writer leaves it out.
+        let writable = entries.filter { VerdictCache.serialize([$0.key: $0.value]).split(separator: "\n").count == 2 }
+        return Rule.same(writable, again, "verdict cache written and read again")
+    }
+
+    /// A file with these bytes, opened as a plugin: refused in one line, or an ELF shared
+    /// library for this machine.
+    static func elf(_ bytes: [UInt8]) -> String? {
+        let path = NSTemporaryDirectory() + "coordsh-fuzz-elf-\(getpid()).so"
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return nil }
+        defer { unlink(path) }
+        do {
+            _ = try PluginFile(path: path)
+        } catch {
+            return Rule.oneLine(error.description, "plugin file refused")
+        }
+        let magic: [UInt8] = [0x7f, 0x45, 0x4c, 0x46]
+        guard bytes.count >= 64, Array(bytes.prefix(4)) == magic else {
+            return "a file that is not a 64-bit ELF image was accepted as a plugin (\(bytes.count) bytes)"
+        }
+        return nil
+    }
+}
