@@ -51,7 +51,34 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var message: String {
+    /// The error in one line: what a person typed or a plugin sent is quoted back in it, and a
+    /// line break or another control character there is shown escaped (`\r`, `\u{1B}`), so
+    /// that the error stays one line and cannot move the terminal's cursor.
+    public var message: String { Self.oneLine(text) }
+
+    /// `text` with every line break and control character written as an escape.
+    public static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var line = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": line += "\\n"
+            case "\r": line += "\\r"
+            case "\t": line += "\\t"
+            case _ where isControl(scalar): line += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: line.unicodeScalars.append(scalar)
+            }
+        }
+        return line
+    }
+
+    /// C0 and C1 controls, DEL, and the Unicode line and paragraph separators: what breaks a
+    /// line (Swift's `isNewline` counts all of these) or steers a terminal.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
+
+    private var text: String {
         func hint(_ s: String?) -> String { s.map { " (did you mean '\($0)'?)" } ?? "" }
         switch self {
         case .unknownFeature(let f, let s):

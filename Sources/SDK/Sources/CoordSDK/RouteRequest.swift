@@ -47,12 +47,12 @@ public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
             return try parseURL(first)
         }
         let parts = first.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+        guard parts.count == 2, isName(parts[0]), isName(parts[1]) else {
             throw .malformedRoute(first, reason: "expected feature/page, e.g. content/catalog")
         }
         var pairs: [Pair] = []
         for word in words.dropFirst() {
-            guard let eq = word.firstIndex(of: "="), eq != word.startIndex else {
+            guard let eq = word.firstIndex(of: "="), isName(word[..<eq]) else {
                 throw .malformedRoute(
                     words.joined(separator: " "), reason: "expected key=value, got '\(word)'")
             }
@@ -63,22 +63,35 @@ public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
 
     static func parseURL(_ text: String) throws(CoordError) -> RouteRequest {
         guard let components = URLComponents(string: text), components.scheme == scheme,
-            let host = components.host, !host.isEmpty
+            let host = components.host, isName(host)
         else {
             throw .malformedRoute(text, reason: "expected coordsh://feature/page?key=value")
         }
         let page = components.path.split(separator: "/").map(String.init)
-        guard page.count == 1 else {
+        guard page.count == 1, isName(page[0]) else {
             throw .malformedRoute(text, reason: "expected exactly one page after the feature")
         }
         let pairs = (components.queryItems ?? []).map { Pair($0.name, $0.value ?? "") }
+        if let bad = pairs.first(where: { !isName($0.name) }) {
+            throw .malformedRoute(text, reason: "'\(bad.name)' is not a parameter name (letters, digits, '_' and '-')")
+        }
         return RouteRequest(feature: host, page: page[0], arguments: pairs)
     }
 
-    /// `content/product id=7`: what `where` and the prompt show, and what `open` accepts back.
+    /// A feature, page or parameter name: ASCII letters, digits, `_` and `-` — what plugins
+    /// register (a feature is its prefix, a page an enum case, a parameter a Swift name). Only
+    /// the values are free text.
+    static func isName<S: StringProtocol>(_ text: S) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
+    }
+
+    /// `content/product id=7`: what `where` and the prompt show, and what `open` accepts back —
+    /// split into words as the shell splits them (quotes, backslashes, a `#` that starts a
+    /// comment), it reads back as the same route, whatever the route holds.
     public var description: String {
-        ([feature + "/" + page] + arguments.map { "\($0.name)=\(Self.quoteIfNeeded($0.text))" })
-            .joined(separator: " ")
+        ([Self.quoteIfNeeded(feature + "/" + page)] + arguments.map { pair in
+            Self.needsQuotes(pair.name) ? Self.quoted("\(pair.name)=\(pair.text)") : "\(pair.name)=\(Self.quoteIfNeeded(pair.text))"
+        }).joined(separator: " ")
     }
 
     /// `coordsh://content/product?id=7`, a deep link that opens this page at start-up.
@@ -92,7 +105,17 @@ public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
     }
 
     static func quoteIfNeeded(_ text: String) -> String {
-        if !text.isEmpty, !text.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" }) { return text }
-        return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        needsQuotes(text) ? quoted(text) : text
+    }
+
+    /// True when the shell would not give `text` back as one word unchanged: empty, or holding
+    /// a character its splitter treats specially, or starting a comment.
+    static func needsQuotes(_ text: String) -> Bool {
+        text.isEmpty || text.hasPrefix("#") || text.contains { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "'" || $0 == "\\" }
+    }
+
+    /// In double quotes, with `\` and `"` escaped: the shell's splitter reads it back as is.
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
