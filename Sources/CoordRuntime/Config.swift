@@ -148,27 +148,58 @@ public struct Config: Sendable, Equatable {
     /// A key as TOML writes it: bare when it can be, else a basic string.
     package static func tomlKey(_ key: String) -> String {
         let bare = !key.isEmpty && key.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
-        if bare { return key }
+        return bare ? key : basicString(key)
+    }
+
+    /// A value as a one-line TOML assignment's right-hand side. Written here rather than with
+    /// TOMLKit's `convert(to:)`, which leaks the C string toml++ gives it (found by ./fuzz
+    /// config under LeakSanitizer: ~40 bytes per key per load).
+    private static func render(_ value: any TOMLValueConvertible, key: String) -> String {
+        switch value.type {
+        case .string:
+            // A literal string when it can be one, as toml++ writes it.
+            let text = value.string ?? ""
+            let literal = !text.unicodeScalars.contains { $0 == "'" || $0.value < 0x20 || $0.value == 0x7f }
+            return literal ? "'\(text)'" : basicString(text)
+        case .int: return String(value.int ?? 0)
+        case .bool: return (value.bool ?? false) ? "true" : "false"
+        case .double:
+            let number = value.double ?? 0
+            if number.isNaN { return "nan" }
+            if number.isInfinite { return number < 0 ? "-inf" : "inf" }
+            return "\(number)"
+        case .array:
+            guard let array = value.array else { return "[]" }
+            return array.count == 0 ? "[]" : "[ " + (0..<array.count).map { render(array[$0], key: key) }.joined(separator: ", ") + " ]"
+        case .table:
+            guard let table = value.table else { return "{}" }
+            let pairs = table.keys.sorted().compactMap { inner in table[inner].map { "\(tomlKey(inner)) = \(render($0, key: inner))" } }
+            return "{ " + pairs.joined(separator: ", ") + " }"
+        default:
+            // Dates and times: TOMLKit's own text (no configuration key takes one).
+            let holder = TOMLTable()
+            holder[key] = value
+            let text = holder.convert(to: .toml, options: [])
+            guard let equals = text.firstIndex(of: "=") else { return text }
+            return text[text.index(after: equals)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// A TOML basic string: quotes, backslashes and control characters escaped.
+    static func basicString(_ text: String) -> String {
         var quoted = "\""
-        for scalar in key.unicodeScalars {
+        for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": quoted += "\\\""
             case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\t": quoted += "\\t"
+            case "\r": quoted += "\\r"
             case _ where scalar.value < 0x20 || scalar.value == 0x7f: quoted += String(format: "\\u%04X", scalar.value)
             default: quoted.unicodeScalars.append(scalar)
             }
         }
         return quoted + "\""
-    }
-
-    /// A value as a one-line TOML assignment's right-hand side.
-    private static func render(_ value: any TOMLValueConvertible, key: String) -> String {
-        let holder = TOMLTable()
-        holder[key] = value
-        let text = holder.convert(to: .toml, options: [.allowLiteralStrings, .allowUnicodeStrings])
-        let assignment = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-        guard let equals = assignment.firstIndex(of: "=") else { return assignment }
-        return assignment[assignment.index(after: equals)...].trimmingCharacters(in: .whitespaces)
     }
 
     /// The file's text, or the system's own reason (`No such file or directory`, `Is a

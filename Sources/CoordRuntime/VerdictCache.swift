@@ -94,11 +94,12 @@ public final class VerdictCache {
     /// The file's entries: a line that is not one (a field missing or of the wrong kind) is
     /// left out, a file without the header gives none — anything of the user's can write here.
     nonisolated package static func parse(_ text: String) -> [String: Entry] {
-        let lines = text.split(separator: "\n")
-        guard lines.first == Substring(header) else { return [:] }
+        // Split by scalars: as characters, "\r\n" is one that is not "\n".
+        let lines = text.unicodeScalars.split(separator: "\n").map(String.init)
+        guard lines.first == header else { return [:] }
         var entries: [String: Entry] = [:]
         for line in lines.dropFirst() {
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let f = line.unicodeScalars.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count == 12, let size = Int64(f[1]), let modified = Int64(f[2]), let changed = Int64(f[3]),
                   let inode = UInt64(f[4]), let device = UInt64(f[5]) else { continue }
             let refusal = f[10].isEmpty ? nil : PluginRefusal.Kind(rawValue: f[10])
@@ -122,7 +123,7 @@ public final class VerdictCache {
                 entry.sha256, entry.host, entry.verdict.name ?? "", entry.verdict.version ?? "",
                 entry.verdict.refusal?.rawValue ?? "", entry.verdict.reason ?? "",
             ]
-            guard !fields.contains(where: { $0.contains("\t") || $0.contains("\n") }) else { continue }
+            guard !fields.contains(where: { $0.unicodeScalars.contains { $0 == "\t" || $0 == "\n" } }) else { continue }
             lines.append(fields.joined(separator: "\t"))
         }
         return lines.joined(separator: "\n") + "\n"

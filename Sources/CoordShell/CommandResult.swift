@@ -49,8 +49,10 @@ public struct ShellError: Error, CustomStringConvertible {
     public let code: String
     public let status: Status
 
+    /// `message` becomes one line: what it quotes back (a word typed, a value sent) has its
+    /// line breaks and control characters escaped (see `CoordError.oneLine`).
     public init(_ message: String, code: String, status: Status) {
-        self.message = message
+        self.message = CoordError.oneLine(message)
         self.code = code
         self.status = status
     }

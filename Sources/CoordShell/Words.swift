@@ -7,11 +7,13 @@ package enum Words {
 
     package static func split(_ line: String) throws(UnterminatedQuote) -> [String] {
         var words: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var inWord = false
-        var quote: Character?
+        var quote: Unicode.Scalar?
         var escaped = false
-        for ch in line {
+        // Scalar by scalar: as characters, a quote followed by a combining mark is one
+        // character that is not a quote, and the word would not split as it reads.
+        for ch in line.unicodeScalars {
             if escaped {
                 current.append(ch)
                 escaped = false
@@ -32,8 +34,8 @@ package enum Words {
                 } else if ch == "#", !inWord {
                     return words
                 } else if ch == " " || ch == "\t" {
-                    if inWord { words.append(current) }
-                    current = ""
+                    if inWord { words.append(String(current)) }
+                    current = String.UnicodeScalarView()
                     inWord = false
                 } else {
                     current.append(ch)
@@ -42,7 +44,7 @@ package enum Words {
             }
         }
         if quote != nil || escaped { throw UnterminatedQuote() }
-        if inWord { words.append(current) }
+        if inWord { words.append(String(current)) }
         return words
     }
 }

@@ -54,8 +54,15 @@ enum ELFHeader {
             let type = [1: "a relocatable object (.o)", 2: "an executable", 4: "a core dump"][Int(u16(16))] ?? "ELF type \(u16(16))"
             throw refuse(.notSharedObject, "\(type), not a shared library")
         }
-        let programEnd = u64(32) + u16(54) * u16(56)
-        let sectionEnd = u64(40) + u16(58) * u16(60)
+        // Offsets and counts come from the file: a sum past 2^64 is a broken header, not a trap.
+        func end(_ offset: UInt64, _ count: UInt64, _ size: UInt64) -> UInt64? {
+            let (bytes, overflowed) = count.multipliedReportingOverflow(by: size)
+            let (sum, overflowedAgain) = offset.addingReportingOverflow(bytes)
+            return overflowed || overflowedAgain ? nil : sum
+        }
+        guard let programEnd = end(u64(32), u16(56), u16(54)), let sectionEnd = end(u64(40), u16(60), u16(58)) else {
+            throw refuse(.truncated, "broken ELF file: its header tables lie past any possible end")
+        }
         let end = max(programEnd, sectionEnd)
         guard end <= UInt64(file.size) else {
             throw refuse(.truncated, "truncated ELF file: \(file.size) bytes, but its headers say it is at least \(end)")
