@@ -185,6 +185,43 @@ public struct Config: Sendable, Equatable {
         }
     }
 
+    /// A feature's table as the JSON its plugin reads (not TOMLKit's `convert(to: .json)`,
+    /// which leaks like `convert(to: .toml)`). Keys sorted; a date or time as its TOML text.
+    static func json(_ value: any TOMLValueConvertible) -> String {
+        switch value.type {
+        case .table:
+            guard let table = value.table else { return "{}" }
+            let pairs = table.keys.sorted().compactMap { key in table[key].map { "\(jsonString(key)):\(json($0))" } }
+            return "{" + pairs.joined(separator: ",") + "}"
+        case .array:
+            guard let array = value.array else { return "[]" }
+            return "[" + (0..<array.count).map { json(array[$0]) }.joined(separator: ",") + "]"
+        case .string: return jsonString(value.string ?? "")
+        case .int: return String(value.int ?? 0)
+        case .bool: return (value.bool ?? false) ? "true" : "false"
+        case .double:
+            let number = value.double ?? 0
+            return number.isFinite ? "\(number)" : "null"
+        default: return jsonString(render(value, key: "value").trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case _ where scalar.value < 0x20: quoted += String(format: "\\u%04X", scalar.value)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
+    }
+
     /// A TOML basic string: quotes, backslashes and control characters escaped.
     static func basicString(_ text: String) -> String {
         var quoted = "\""
@@ -339,7 +376,7 @@ public struct Config: Sendable, Equatable {
             guard let section = table[key]?.table else {
                 throw fail(key, "must be a table ([\(key)])")
             }
-            config.featureSettings[key] = section.convert(to: .json)
+            config.featureSettings[key] = json(section)
         }
         return config
     }

@@ -136,13 +136,13 @@ public final class Session {
             }
             if word.hasPrefix("--"), word.count > 2 {
                 let option = word.dropFirst(2)
-                let name = String(option.split(separator: "=", maxSplits: 1)[0])
+                let name = String(String.UnicodeScalarView(option.unicodeScalars.prefix { $0 != "=" }))
                 guard let parameter = parameters.first(where: { $0.name == name }) else {
                     let suggestion = Suggest.closest(to: name, in: parameters.map(\.name)).map { " (did you mean '--\($0)'?)" } ?? ""
                     throw ShellError("\(context): unknown option '--\(name)'\(suggestion)", code: "unknown_parameter", status: .usage)
                 }
-                if let eq = option.firstIndex(of: "=") {
-                    raw.append((name, String(option[option.index(after: eq)...])))
+                if let eq = option.unicodeScalars.firstIndex(of: "=") {
+                    raw.append((name, String(String.UnicodeScalarView(option.unicodeScalars[option.unicodeScalars.index(after: eq)...]))))
                 } else if parameter.type == .bool {
                     raw.append((name, "true"))
                 } else {
@@ -154,9 +154,10 @@ public final class Session {
                 }
                 continue
             }
-            if let eq = word.firstIndex(of: "="), eq != word.startIndex,
-                parameters.contains(where: { $0.name == String(word[..<eq]) }) {
-                raw.append((String(word[..<eq]), String(word[word.index(after: eq)...])))
+            let scalars = word.unicodeScalars
+            if let eq = scalars.firstIndex(of: "="), eq != scalars.startIndex,
+                parameters.contains(where: { $0.name == String(String.UnicodeScalarView(scalars[..<eq])) }) {
+                raw.append((String(String.UnicodeScalarView(scalars[..<eq])), String(String.UnicodeScalarView(scalars[scalars.index(after: eq)...]))))
                 continue
             }
             while position < parameters.count, raw.contains(where: { $0.name == parameters[position].name }) { position += 1 }

@@ -229,6 +229,14 @@ public final class Shell {
 extension RouteRequest {
     /// Quotes a word so that `Words.split` gives it back unchanged.
     public static func quoteWord(_ word: String) -> String {
-        "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        // Scalar by scalar: `replacingOccurrences` compares characters, and a quote followed
+        // by a combining mark is one character that is not a quote.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("'")
+        for scalar in word.unicodeScalars {
+            if scalar == "'" { quoted.append(contentsOf: "'\\''".unicodeScalars) } else { quoted.append(scalar) }
+        }
+        quoted.append("'")
+        return String(quoted)
     }
 }

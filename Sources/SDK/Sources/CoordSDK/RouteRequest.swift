@@ -52,11 +52,13 @@ public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
         }
         var pairs: [Pair] = []
         for word in words.dropFirst() {
-            guard let eq = word.firstIndex(of: "="), isName(word[..<eq]) else {
+            // The first "=" scalar: as characters, "=" followed by a combining mark is not "=".
+            let scalars = word.unicodeScalars
+            guard let eq = scalars.firstIndex(of: "="), isName(String(scalars[..<eq])) else {
                 throw .malformedRoute(
                     words.joined(separator: " "), reason: "expected key=value, got '\(word)'")
             }
-            pairs.append(Pair(String(word[..<eq]), String(word[word.index(after: eq)...])))
+            pairs.append(Pair(String(scalars[..<eq]), String(scalars[scalars.index(after: eq)...])))
         }
         return RouteRequest(feature: String(parts[0]), page: String(parts[1]), arguments: pairs)
     }
@@ -111,11 +113,21 @@ public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
     /// True when the shell would not give `text` back as one word unchanged: empty, or holding
     /// a character its splitter treats specially, or starting a comment.
     static func needsQuotes(_ text: String) -> Bool {
-        text.isEmpty || text.hasPrefix("#") || text.contains { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "'" || $0 == "\\" }
+        text.isEmpty || text.unicodeScalars.first == "#"
+            || text.unicodeScalars.contains { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "'" || $0 == "\\" }
     }
 
     /// In double quotes, with `\` and `"` escaped: the shell's splitter reads it back as is.
     static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        // Scalar by scalar: a quote or a backslash followed by a combining mark is one
+        // character, which `replacingOccurrences` would not see.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { quoted.append("\\") }
+            quoted.append(scalar)
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 }
