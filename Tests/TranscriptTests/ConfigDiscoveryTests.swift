@@ -217,6 +217,14 @@ struct ConfigDiscoveryTests {
         #expect(unreadable.stderr.filter { $0 == "\n" }.count == 1)
         try FileManager.default.removeItem(atPath: broken)
 
+        // A table name starting with a character no key may start with: toml++ asserted and
+        // the shell aborted (found by ./fuzz config).
+        try "[ \u{FFFD}]\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        let badHeader = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
+        #expect(badHeader.status == 2)
+        #expect(badHeader.stderr == "coordsh: error: config \(broken):1: a table name must start with a letter, a digit, '_', '-' or a quote\n", "\(badHeader.stderr)")
+        try FileManager.default.removeItem(atPath: broken)
+
         try Data([0x5B, 0x63, 0x61, 0x72, 0x74, 0x5D, 0x0A, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: broken))
         let binary = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
         #expect(binary.status == 2)
