@@ -227,24 +227,13 @@ public struct Config: Sendable, Equatable {
         }
     }
 
+    /// A JSON string: as a TOML basic string, whose escapes JSON shares, but DEL left as is.
     static func jsonString(_ text: String) -> String {
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            case _ where scalar.value < 0x20: quoted += String(format: "\\u%04X", scalar.value)
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
+        basicString(text, escapingDelete: false)
     }
 
     /// A TOML basic string: quotes, backslashes and control characters escaped.
-    static func basicString(_ text: String) -> String {
+    static func basicString(_ text: String, escapingDelete: Bool = true) -> String {
         var quoted = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -253,7 +242,7 @@ public struct Config: Sendable, Equatable {
             case "\n": quoted += "\\n"
             case "\t": quoted += "\\t"
             case "\r": quoted += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7f: quoted += String(format: "\\u%04X", scalar.value)
+            case _ where scalar.value < 0x20 || (escapingDelete && scalar.value == 0x7f): quoted += String(format: "\\u%04X", scalar.value)
             default: quoted.unicodeScalars.append(scalar)
             }
         }
