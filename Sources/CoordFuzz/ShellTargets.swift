@@ -26,7 +26,7 @@ enum ShellTargets {
         } catch {
             return Rule.oneLine("\(error)", "arguments refused")
         }
-        let line = parsed.values.map { RouteRequest.quoteWord("\($0.name)=\($0.value)") }.joined(separator: " ")
+        let line = parsed.values.map { Words.quote("\($0.name)=\($0.value)") }.joined(separator: " ")
         do {
             guard let again = try? Words.split(line) else { return "arguments written as \(line.debugDescription) do not split" }
             return Rule.same(parsed, try Session.parseArguments(again, spec, context: "fuzz verb"), "arguments written as name=value and read again")
@@ -38,7 +38,7 @@ enum ShellTargets {
     /// Split, each word quoted back, split again: the same words.
     static func words(_ bytes: [UInt8]) -> String? {
         guard let words = try? Words.split(bytes.text) else { return nil }  // the shell says "unterminated quote"
-        let line = words.map(RouteRequest.quoteWord).joined(separator: " ")
+        let line = words.map(Words.quote).joined(separator: " ")
         guard let again = try? Words.split(line) else { return "words \(words) quoted as \(line.debugDescription) no longer split" }
         return Rule.same(words, again, "words quoted and split again")
     }

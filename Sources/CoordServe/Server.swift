@@ -67,7 +67,7 @@ final class Server: ClientServing {
         var page: [String] = []
         if let home = host.config.home, let request = try? RouteRequest.parse(home),
             host.app.features.feature(named: request.feature) != nil {
-            page = session.run("open \(RouteRequest.quoteWord(home))").result.lines
+            page = session.run("open \(Words.quote(home))").result.lines
         }
         logger.info("client \(link.id) connected: pid \(link.pid), scene \(session.scene.identifier), \(clients.count) attached")
         var notices = startNotices.map { ServerReply.Notice(text: $0, warning: true) }

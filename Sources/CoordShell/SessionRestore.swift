@@ -36,7 +36,7 @@ extension Session {
             let message = entry.message
             guard let feature = app.features.feature(prefix: message.name.prefix.description) else { return nil }
             let words = [feature.definition.prefix, message.name.verb]
-                + message.arguments.values.map { RouteRequest.quoteWord("\($0.name)=\($0.value)") }
+                + message.arguments.values.map { Words.quote("\($0.name)=\($0.value)") }
             return (words.joined(separator: " "), (message.sender as? PageView)?.page.route.description)
         }
     }

@@ -99,7 +99,7 @@ public final class Shell {
     func drive(_ backend: ShellBackend) -> Int32 {
         let interactive = options.commands.isEmpty && options.scriptPath == nil && isatty(STDIN_FILENO) == 1
         if let url = options.openURL {
-            if let status = runOne(backend, "open \(RouteRequest.quoteWord(url))"), !interactive { return status }
+            if let status = runOne(backend, "open \(Words.quote(url))"), !interactive { return status }
         }
         if let path = options.scriptPath {
             return runScript(backend, path)
@@ -223,20 +223,5 @@ public final class Shell {
 
     func printWarning(_ message: String) {
         FileHandle.standardError.write(Data("coordsh: \(err.warning(message))\n".utf8))
-    }
-}
-
-extension RouteRequest {
-    /// Quotes a word so that `Words.split` gives it back unchanged.
-    public static func quoteWord(_ word: String) -> String {
-        // Scalar by scalar: `replacingOccurrences` compares characters, and a quote followed
-        // by a combining mark is one character that is not a quote.
-        var quoted = String.UnicodeScalarView()
-        quoted.append("'")
-        for scalar in word.unicodeScalars {
-            if scalar == "'" { quoted.append(contentsOf: "'\\''".unicodeScalars) } else { quoted.append(scalar) }
-        }
-        quoted.append("'")
-        return String(quoted)
     }
 }

@@ -27,11 +27,19 @@ public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
     /// The URL scheme for deep links.
     public static let scheme = "coordsh"
 
-    /// Parses either form: a URL with the `coordsh` scheme, or words `feature/page key=value …`.
+    /// Parses either form: a URL with the `coordsh` scheme, or words `feature/page key=value …`
+    /// split as the shell splits a command line, so that what `description` prints (quoted
+    /// values included) reads back as the same route when it arrives as one piece of text — a
+    /// route-typed argument, a config's `home`, a queued message replayed.
     public static func parse(_ text: String) throws(CoordError) -> RouteRequest {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.hasPrefix("\(scheme):") { return try parseURL(trimmed) }
-        let words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let words: [String]
+        do {
+            words = try Words.split(trimmed)
+        } catch {
+            throw .malformedRoute(trimmed, reason: "a quote is not closed")
+        }
         return try parse(words: words)
     }
 

@@ -74,6 +74,21 @@ struct RouteTests {
         #expect(words?.message == "malformed route 'coordsh://shop/item id=1': a URL takes its parameters after '?'")
     }
 
+    @Test("a route printed with quoted values reads back from one piece of text, as a route-typed argument arrives")
+    func quotedValuesAsText() throws {
+        let routes = [
+            RouteRequest(feature: "content", page: "search", arguments: [.init("q", "red shoe")]),
+            RouteRequest(feature: "content", page: "search", arguments: [.init("q", "it's \\ \"x\"")]),
+            RouteRequest(feature: "content", page: "search", arguments: [.init("q", "#tag"), .init("n", "")]),
+        ]
+        for route in routes {
+            #expect(try RouteRequest.parse(route.description) == route, "\(route.description)")
+            #expect(ValueType.route.parse(route.description) == .route(route), "\(route.description)")
+        }
+        let open = #expect(throws: CoordError.self) { try RouteRequest.parse("content/search q=\"red") }
+        #expect(open?.message == "malformed route 'content/search q=\"red': a quote is not closed")
+    }
+
     @Test("message names are interned with their prefix and verb")
     func interning() {
         let a = MessageName("cartAdd"), b = MessageName(prefix: "cart", verb: "add")
