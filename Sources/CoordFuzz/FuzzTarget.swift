@@ -26,6 +26,12 @@ public struct FuzzTarget: Sendable {
     public static func named(_ name: String) -> FuzzTarget? {
         all.first { $0.name == name }
     }
+
+    /// One line per target, its name and what it parses: `./fuzz --list`, and the corpus
+    /// runner's usage.
+    public static var listing: String {
+        all.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n")
+    }
 }
 
 /// Checks for the targets: each returns the broken rule, or nil.

@@ -24,6 +24,10 @@ func LLVMFuzzerRunDriver(
 /// driver, which reads libFuzzer's options and runs `fuzzOne`.
 @_cdecl("CoordFuzzer_main")
 public func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    if CommandLine.arguments.dropFirst().first == "--list" {  // `./fuzz --list`
+        print(FuzzTarget.listing)
+        return 0
+    }
     var count = argc
     var vector = argv
     return LLVMFuzzerRunDriver(&count, &vector) { data, size in fuzzOne(data, size) }
@@ -46,7 +50,7 @@ enum CorpusRunner {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let name = arguments.first, let target = FuzzTarget.named(name) else {
             print("usage: CoordFuzzer TARGET PATH…; targets:")
-            for target in FuzzTarget.all { print("  \(target.name)".padding(toLength: 12, withPad: " ", startingAt: 0) + target.summary) }
+            print(FuzzTarget.listing)
             exit(2)
         }
         var failures = 0, runs = 0
