@@ -47,9 +47,12 @@ let package = Package(
         ],
         // The built-in defaults: config/coordsh.toml itself (a symlink), compiled in.
         resources: [.embedInCode("coordsh.toml")]),
-        // The data manager: the one image that links GRDB. Plugins reach SQLite only through
-        // the SDK's DataManaging, so no GRDB type ever crosses the dlopen boundary.
-        .target(name: "CoordData", dependencies: [sdk, .product(name: "GRDB", package: "GRDB.swift")]),
+        // The data managers: the one image that links GRDB (SQLite) and libpq (PostgreSQL).
+        // Plugins reach the data only through the SDK's DataManaging, so no client library's
+        // type ever crosses the dlopen boundary.
+        // libpq (the system's libpq-dev), for the PostgreSQL data manager.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ"]),
         // The client protocol of `coordsh serve` (PROTOCOL.md): frames and messages, nothing
         // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
         .target(name: "CoordProtocol"),

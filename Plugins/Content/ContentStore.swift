@@ -108,7 +108,7 @@ final class ContentStore: ContentManaging {
     func products(category: String?) throws -> [Product] {
         try store.data().read { db in
             if let category {
-                return try db.rows("SELECT * FROM products WHERE category = ? COLLATE NOCASE ORDER BY id", [SQLValue(category)]).map(Self.product)
+                return try db.rows("SELECT * FROM products WHERE lower(category) = lower(?) ORDER BY id", [SQLValue(category)]).map(Self.product)
             }
             return try db.rows("SELECT * FROM products ORDER BY id", []).map(Self.product)
         }
@@ -121,7 +121,8 @@ final class ContentStore: ContentManaging {
         for word in words {
             let pattern = "%" + word.replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
-            clauses.append("(name LIKE ? ESCAPE '\\' OR category LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')")
+            // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+            clauses.append("(lower(name) LIKE lower(?) ESCAPE '\\' OR lower(category) LIKE lower(?) ESCAPE '\\' OR lower(description) LIKE lower(?) ESCAPE '\\')")
             arguments += [SQLValue(pattern), SQLValue(pattern), SQLValue(pattern)]
         }
         let sql = "SELECT * FROM products WHERE \(clauses.joined(separator: " AND ")) ORDER BY id"

@@ -11,6 +11,7 @@ import GRDB
 @MainActor
 public final class SQLiteDataManager: DataManaging {
     public let location: String
+    public let backend = SQLBackend.sqlite
     private let configuration: Configuration
     private var pool: DatabasePool?
     private var migrated: Set<String> = []
@@ -158,6 +159,7 @@ final class Connection: SQLDatabase {
     }
 
     var lastInsertedRowID: Int64 { db.lastInsertedRowID }
+    var backend: SQLBackend { .sqlite }
     var changes: Int { db.changesCount }
 }
 

@@ -39,6 +39,8 @@ enum FileTargets {
             }
             first.entries = []
             again.entries = []
+            // `data.url` is shown, and so written back, without its password.
+            first.databaseURL = first.databaseURL.map(PostgresLocation.withoutPassword)
             return Rule.same(first, again, "config written back and loaded again")
         } catch {
             return "config written back as \(text.debugDescription) is refused: \(error)"

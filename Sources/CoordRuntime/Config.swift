@@ -23,8 +23,12 @@ public struct Config: Sendable, Equatable {
     public var discovery = ConfigDiscovery.Outcome()
     /// The shop's database file (`[data] path`); nil for `$XDG_DATA_HOME/coordsh/shop.sqlite`.
     public var databasePath: String?
+    /// A PostgreSQL server instead of the file (`[data] url`, `postgres://USER@HOST/DB`).
+    public var databaseURL: String?
     /// Seconds a write waits for another process's lock (`[data] busy_timeout`).
     public var busyTimeout: Double = 2
+    /// Seconds one statement may run on a PostgreSQL server (`[data] statement_timeout`).
+    public var statementTimeout: Double = 30
     /// Every other top-level table (`[content]`, `[cart]`, …) as JSON, for the plugins that
     /// own them; the host does not interpret them.
     public var featureSettings: [String: String] = [:]
@@ -73,7 +77,7 @@ public struct Config: Sendable, Equatable {
 
     /// The tables the host reads itself, with their keys.
     static let hostKeys: [(String, [String])] = [
-        ("plugins", ["dirs", "allow", "vet_timeout"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "busy_timeout"]),
+        ("plugins", ["dirs", "allow", "vet_timeout"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "url", "busy_timeout", "statement_timeout"]),
         ("serve", ["max_clients", "handshake_timeout", "outbound_limit", "drain_timeout", "allow_root"]),
     ]
     static let hostSections = Set(hostKeys.map(\.0))
@@ -160,7 +164,9 @@ public struct Config: Sendable, Equatable {
             for key in inner.keys {
                 guard let value = inner[key] else { continue }
                 let name = "\(section).\(key)"
-                config.entries.append(Entry(key: name, value: render(value, key: key), file: fromFile.contains(name) ? path : nil))
+                // A server URL may carry a password: `config` shows every entry, so not that.
+                let shown = name == "data.url" ? value.string.map { basicString(PostgresLocation.withoutPassword($0)) } : nil
+                config.entries.append(Entry(key: name, value: shown ?? render(value, key: key), file: fromFile.contains(name) ? path : nil))
             }
         }
         return config
@@ -350,6 +356,21 @@ public struct Config: Sendable, Equatable {
                 guard let string = value.string, !string.isEmpty else { throw fail("data.path", "must be a non-empty string") }
                 config.databasePath = string
             }
+            if let value = dataTable["url"] {
+                guard let string = value.string, PostgresLocation.isURL(string) else {
+                    throw fail("data.url", "must be a postgres:// or postgresql:// URL (a SQLite file is data.path)")
+                }
+                config.databaseURL = string
+            }
+            if config.databaseURL != nil, dataTable["path"] != nil {
+                throw fail("data.url", "and data.path are both set; keep the one to use")
+            }
+            if let value = dataTable["statement_timeout"] {
+                guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {
+                    throw fail("data.statement_timeout", "must be a positive number of seconds")
+                }
+                config.statementTimeout = seconds
+            }
             if let value = dataTable["busy_timeout"] {
                 guard let seconds = value.double ?? value.int.map(Double.init), seconds >= 0 else {
                     throw fail("data.busy_timeout", "must be a number of seconds")
@@ -415,6 +436,12 @@ public struct Config: Sendable, Equatable {
         Config.expand(
             historyPath ?? "$XDG_STATE_HOME/coordsh/history",
             configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment)
+    }
+
+    /// Where the shop's data is: the `[data] url` server, else the file with variables
+    /// expanded.
+    public func databaseLocation(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        databaseURL ?? expandedDatabasePath(environment: environment)
     }
 
     /// The database file with variables expanded.

@@ -45,7 +45,8 @@ public final class AppHost {
     /// for a password; a scene may lay its own over it (a client of a server asks its person).
     public func start(extraPluginDirectories: [String], secrets: any SecretPrompting) -> StartReport {
         var report = StartReport(databaseWarning: nil, refusals: [])
-        let data = SQLiteDataManager(path: databaseOverride ?? config.expandedDatabasePath(), busyTimeout: config.busyTimeout)
+        let data = DataManagers.make(
+            location: databaseOverride ?? config.databaseLocation(), busyTimeout: config.busyTimeout, statementTimeout: config.statementTimeout)
         do {
             try data.open()
         } catch {

@@ -26,8 +26,8 @@ extension Builtin {
         for entry in config.entries {
             lines.append("  \(entry.key) = \(entry.value)".column(60) + " " + (entry.file ?? "built-in"))
         }
-        let database = session.databaseOverride ?? config.expandedDatabasePath()
-        let databaseSource = session.databaseOverride != nil ? "--db" : config.databasePath != nil ? "data.path" : "default"
+        let database = PostgresLocation.withoutPassword(session.databaseOverride ?? config.databaseLocation())
+        let databaseSource = session.databaseOverride != nil ? "--db" : config.databaseURL != nil ? "data.url" : config.databasePath != nil ? "data.path" : "default"
         let folders = session.loader.directories
         lines.append("in force:")
         lines.append("  plugin folders".column(20) + " " + folders.joined(separator: ", "))

@@ -25,7 +25,7 @@ struct CoordshCommand: ParsableCommand {
     @Option(name: .customLong("plugin-dir"), help: ArgumentHelp("Also load plugins from DIR (repeatable).", valueName: "DIR"))
     var pluginDirectories: [String] = []
 
-    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in FILE (default: the config's, else $XDG_DATA_HOME/coordsh/shop.sqlite).", valueName: "FILE"))
+    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in the SQLite FILE, or on the PostgreSQL server postgres://USER@HOST[:PORT]/DB (default: the config's, else $XDG_DATA_HOME/coordsh/shop.sqlite).", valueName: "FILE|URL"))
     var databasePath: String?
 
     @Flag(name: .customLong("strict-plugins"), help: "Exit with status 3 if any plugin is refused at start-up.")
@@ -106,7 +106,7 @@ struct SessionOptions: ParsableArguments {
 struct AppOptions: ParsableArguments {
     @Option(name: .customLong("config"), help: ArgumentHelp("Read the configuration from FILE.", valueName: "FILE"))
     var configPath: String?
-    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in FILE.", valueName: "FILE"))
+    @Option(name: .customLong("db"), help: ArgumentHelp("Keep the shop's data in the SQLite FILE or on the PostgreSQL server URL.", valueName: "FILE|URL"))
     var databasePath: String?
     @Option(name: .customLong("plugin-dir"), help: ArgumentHelp("Also load plugins from DIR (repeatable).", valueName: "DIR"))
     var pluginDirectories: [String] = []

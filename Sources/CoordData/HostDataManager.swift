@@ -1,0 +1,24 @@
+import CoordRuntime
+import CoordSDK
+
+/// A data manager the host can open at start-up, so that a store that will not open is a
+/// warning before the first prompt rather than a surprise at the first command.
+@MainActor
+public protocol HostDataManager: DataManaging {
+    /// Opens the store now; throws the one line every later use would throw.
+    func open() throws
+}
+
+extension SQLiteDataManager: HostDataManager {}
+extension PostgresDataManager: HostDataManager {}
+
+/// The data manager `--db` or `[data]` names.
+public enum DataManagers {
+    /// A PostgreSQL server for a `postgres://` or `postgresql://` URL; otherwise the SQLite
+    /// file at that path.
+    @MainActor
+    public static func make(location: String, busyTimeout: Double, statementTimeout: Double) -> any HostDataManager {
+        if let server = PostgresLocation(location) { return PostgresDataManager(server, statementTimeout: statementTimeout) }
+        return SQLiteDataManager(path: location, busyTimeout: busyTimeout)
+    }
+}
