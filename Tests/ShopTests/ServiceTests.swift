@@ -6,7 +6,7 @@ import Testing
 
 /// The shop's services through the real plugin `.so` files, the real loader and a real
 /// SQLite file in a temporary folder.
-@Suite("Shop services on a temporary database", .serialized)
+@Suite("Shop services on a temporary database, SQLite and PostgreSQL", .serialized)
 @MainActor
 final class ServiceTests {
     var hosts: [TestHost] = []
@@ -15,8 +15,8 @@ final class ServiceTests {
         for host in hosts { host.close() }
     }
 
-    func host(plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil, config: String? = nil) throws -> TestHost {
-        let host = try TestHost(plugins: plugins, databasePath: databasePath, config: config)
+    func host(_ backend: Backend, plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil, config: String? = nil) throws -> TestHost {
+        let host = try TestHost(plugins: plugins, databasePath: try databasePath ?? backend.freshLocation("service"), config: config)
         hosts.append(host)
         return host
     }
@@ -41,9 +41,16 @@ final class ServiceTests {
         try host.data.read { try $0.int(sql) ?? -1 }
     }
 
-    @Test("the catalog is seeded once from config/catalog.json: at least 50 products in minor units")
-    func catalogSeeded() throws {
-        let host = try host()
+    /// Reported as skipped, with the reason, when this run has no PostgreSQL: every test
+    /// here then ran on SQLite alone.
+    @Test("the same service tests on PostgreSQL", .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.skipReason)))
+    func postgresqlCovered() {
+        #expect(Backend.available.contains(.postgresql))
+    }
+
+    @Test("the catalog is seeded once from config/catalog.json: at least 50 products in minor units", arguments: Backend.available)
+    func catalogSeeded(backend: Backend) throws {
+        let host = try host(backend)
         let content = try service(host, Services.content)
         let products = try content.products(category: nil)
         #expect(products.count >= 50)
@@ -52,13 +59,13 @@ final class ServiceTests {
         #expect(try content.search("red shoes").map(\.name) == ["Red Sneakers"])
         #expect(try content.search("100%").isEmpty)  // LIKE wildcards in user text are literal
         // A second host on the same file does not seed again.
-        let again = try self.host(databasePath: host.data.location)
+        let again = try self.host(backend, databasePath: host.data.location)
         #expect(try service(again, Services.content).products(category: nil).count == products.count)
     }
 
-    @Test("passwords are stored as salted scrypt hashes, never as text")
-    func passwordsHashed() throws {
-        let host = try host()
+    @Test("passwords are stored as salted scrypt hashes, never as text", arguments: Backend.available)
+    func passwordsHashed(backend: Backend) throws {
+        let host = try host(backend)
         let accounts = try service(host, Services.accounts)
         _ = try accounts.create(email: "a@example.com", password: "same password")
         _ = try accounts.create(email: "b@example.com", password: "same password")
@@ -67,15 +74,20 @@ final class ServiceTests {
         #expect(rows.allSatisfy { $0.string("password_kdf").hasPrefix("scrypt$") })
         #expect(rows[0]["password_salt"] != rows[1]["password_salt"])
         #expect(rows[0]["password_hash"] != rows[1]["password_hash"])
-        let file = try Data(contentsOf: URL(fileURLWithPath: host.data.location))
-            + ((try? Data(contentsOf: URL(fileURLWithPath: host.data.location + "-wal"))) ?? Data())
-        #expect(file.range(of: Data("same password".utf8)) == nil)
+        // No stored value holds the password, in any table.
+        for row in rows { #expect(!row.values.contains { ($0.bytes.map { String(decoding: $0, as: UTF8.self) } ?? "").contains("same password") }) }
+        if backend == .sqlite {
+            // Nor any byte of the file and its log.
+            let file = try Data(contentsOf: URL(fileURLWithPath: host.data.location))
+                + ((try? Data(contentsOf: URL(fileURLWithPath: host.data.location + "-wal"))) ?? Data())
+            #expect(file.range(of: Data("same password".utf8)) == nil)
+        }
         #expect(throws: CoordError.self) { try accounts.logIn(email: "a@example.com", password: "other password") }
     }
 
-    @Test("an account stored before hashing moved into the host still logs in (scrypt N=2^15 r=8 p=1, vector from Python's hashlib)")
-    func earlierHashesVerify() throws {
-        let host = try host()
+    @Test("an account stored before hashing moved into the host still logs in (scrypt N=2^15 r=8 p=1, vector from Python's hashlib)", arguments: Backend.available)
+    func earlierHashesVerify(backend: Backend) throws {
+        let host = try host(backend)
         let accounts = try service(host, Services.accounts)
         _ = try accounts.create(email: "new@example.com", password: "another password")
         // hashlib.scrypt(b"correct horse battery", salt=bytes(range(16)), n=32768, r=8, p=1, dklen=32)
@@ -85,16 +97,16 @@ final class ServiceTests {
         }
         try host.data.write { db in
             try db.execute(
-                "INSERT INTO users (email, password_kdf, password_salt, password_hash, confirmed_at) VALUES (?, ?, ?, ?, datetime('now'))",
-                ["old@example.com", "scrypt$15$8$1", SQLValue((0..<16).map { UInt8($0) }), SQLValue(bytes)])
+                "INSERT INTO users (email, password_kdf, password_salt, password_hash, confirmed_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                ["old@example.com", "scrypt$15$8$1", SQLValue((0..<16).map { UInt8($0) }), SQLValue(bytes), .now, .now])
         }
         #expect(try accounts.logIn(email: "old@example.com", password: "correct horse battery").email == "old@example.com")
         #expect(throws: CoordError.self) { try accounts.logIn(email: "old@example.com", password: "correct horse batterY") }
     }
 
-    @Test("a scene's guest cart is kept and merged into the user's cart at login there; another scene's guest cart is not")
-    func guestCartMerged() throws {
-        let host = try host()
+    @Test("a scene's guest cart is kept and merged into the user's cart at login there; another scene's guest cart is not", arguments: Backend.available)
+    func guestCartMerged(backend: Backend) throws {
+        let host = try host(backend)
         let carts = try service(host, Services.carts)
         // The user already has 2 of product 5; the guest adds 3 of it and 1 of product 6.
         let scene = host.app.makeScene(identifier: "t")
@@ -125,9 +137,9 @@ final class ServiceTests {
         #expect(try count(host, "SELECT count(*) FROM cart_lines WHERE owner = 'user:\(user.id)'") == 2)
     }
 
-    @Test("paying twice never charges twice, and a failing payment leaves nothing half-written")
-    func paymentIdempotentAndAtomic() throws {
-        let host = try host()
+    @Test("paying twice never charges twice, and a failing payment leaves nothing half-written", arguments: Backend.available)
+    func paymentIdempotentAndAtomic(backend: Backend) throws {
+        let host = try host(backend)
         let scene = host.app.makeScene(identifier: "t")
         let user = try registeredUser(host, "p@example.com", in: scene)
         let cart = try #require(host.app.features.feature(named: "cart"))
@@ -156,9 +168,9 @@ final class ServiceTests {
         #expect(receipt.card == "Visa …4242")
     }
 
-    @Test("promo codes: percent and fixed amounts, unknown and expired codes refused")
-    func promoCodes() throws {
-        let host = try host()
+    @Test("promo codes: percent and fixed amounts, unknown and expired codes refused", arguments: Backend.available)
+    func promoCodes(backend: Backend) throws {
+        let host = try host(backend)
         let scene = host.app.makeScene(identifier: "t")
         let cart = try #require(host.app.features.feature(named: "cart"))
         let coordinator = scene.coordinator(for: cart)
@@ -177,14 +189,14 @@ final class ServiceTests {
         #expect(try carts.summary(for: .sharedGuest, mergingGuest: nil).offerCode == "FIVEOFF")
     }
 
-    @Test("shop rules on both sides of each boundary: 999 of a product, a promo's last day, percent and amount offers never below zero, the Luhn check")
-    func boundaries() throws {
+    @Test("shop rules on both sides of each boundary: 999 of a product, a promo's last day, percent and amount offers never below zero, the Luhn check", arguments: Backend.available)
+    func boundaries(backend: Backend) throws {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd"
         let today = formatter.string(from: Date()), yesterday = formatter.string(from: Date().addingTimeInterval(-86_400))
-        let host = try host(config: """
+        let host = try host(backend, config: """
             [cart]
             offers = [
                 { code = "LASTDAY", percent = 10, expires = "\(today)" },
@@ -235,9 +247,9 @@ final class ServiceTests {
         #expect(try count(host, "SELECT subtotal FROM orders") == 8900)
     }
 
-    @Test("without the Account plugin a checkout waits and says why; loading it shows the login; logging in resumes it")
-    func checkoutWaitsForAccountProvider() throws {
-        let host = try host(plugins: ["Content", "Cart", "Payment"])
+    @Test("without the Account plugin a checkout waits and says why; loading it shows the login; logging in resumes it", arguments: Backend.available)
+    func checkoutWaitsForAccountProvider(backend: Backend) throws {
+        let host = try host(backend, plugins: ["Content", "Cart", "Payment"])
         var events: [DispatchEvent] = []
         host.app.eventSink = { events.append($0) }
         let scene = host.app.makeScene(identifier: "t")

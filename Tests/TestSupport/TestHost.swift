@@ -4,19 +4,21 @@ import CoordSDK
 import Foundation
 
 /// A host for in-process tests: an app with the real plugin `.so` files loaded through the
-/// real loader, the real SQLite data manager on a temporary file, and the shipped config's
+/// real loader, the real data manager (SQLite on a temporary file, or a PostgreSQL database
+/// given by URL), and the shipped config's
 /// plugin sections (catalog, promo codes). Only the terminal is replaced: passwords come from
 /// `password`, as `--password-env` would give them.
 @MainActor
 public final class TestHost {
     public let app: AppCoordinator
     public let loader: PluginLoader
-    public let data: SQLiteDataManager
+    public let data: any HostDataManager
     public let directory: String
     public let secrets = GivenSecret()
 
     /// `config` is TOML put over the built-in defaults (a file in the host's folder), as a
-    /// user's config file would be; nil for the shipped config.
+    /// user's config file would be; nil for the shipped config. `databasePath` is a SQLite
+    /// file or a `postgresql://` URL; nil for a new SQLite file in the host's folder.
     public init(plugins: [String] = BuildProducts.bundledPlugins, databasePath: String? = nil, config text: String? = nil) throws {
         directory = try makeTemporaryDirectory("host")
         app = AppCoordinator()
@@ -27,7 +29,7 @@ public final class TestHost {
             try text.write(toFile: configFile, atomically: true, encoding: .utf8)
         }
         let config = try Config.load(from: configFile)
-        data = SQLiteDataManager(path: databasePath ?? directory + "/shop.sqlite", busyTimeout: 0.2)
+        data = DataManagers.make(location: databasePath ?? directory + "/shop.sqlite", busyTimeout: 0.2, statementTimeout: 30)
         HostServices.provide(
             to: app, environment: HostEnvironment(dataDirectory: directory, configFile: configFile, settings: config.featureSettings),
             data: data, secrets: secrets)

@@ -94,21 +94,26 @@ struct Transcript {
     /// that it knows where the command's output ends (a failing command ends batch mode, and
     /// then the process exits instead). An output line that matches its expectation's pattern
     /// is reported as the pattern, so only real differences show.
-    func run() throws -> (steps: [Step], status: Int32) {
+    ///
+    /// `database`, a PostgreSQL URL, runs the same steps on that server instead of the
+    /// default SQLite file: the output must be the same, except that `config` and `deps`
+    /// name the server where they named the file.
+    func run(database: String? = nil) throws -> (steps: [Step], status: Int32) {
         let home = try makeTemporaryDirectory("transcript")
         defer { try? FileManager.default.removeItem(atPath: home) }
         let config = BuildProducts.packageRoot + "/config/coordsh.toml"
+        let arguments = (database.map { ["--db", $0] } ?? []) + self.arguments
         var environment = ["HOME": home, "XDG_DATA_HOME": home + "/data", "NO_COLOR": "1"]
         environment.merge(self.environment) { $1 }
         var captures: [String: String] = [:]
         var actual: [Step] = []
         var session = try ShellSession(
-            arguments: ["--config", config] + arguments, environment: environment, home: home)
+            arguments: ["--config", config] + arguments, environment: environment, home: home, database: database)
         for (index, step) in steps.enumerated() {
             guard let command = step.command else {
                 actual.append(Step(command: nil, expected: try session.finish().output, environment: step.environment))
                 environment.merge(step.environment) { $1 }
-                session = try ShellSession(arguments: ["--config", config] + arguments, environment: environment, home: home)
+                session = try ShellSession(arguments: ["--config", config] + arguments, environment: environment, home: home, database: database)
                 continue
             }
             let line = Transcript.substitute(command, captures)
@@ -187,8 +192,14 @@ struct ShellSession {
     let home: String
     private var buffer = Data()
 
-    init(arguments: [String], environment: [String: String], home: String) throws {
+    /// The PostgreSQL URL given with `--db`, which `config` shows where a SQLite run shows
+    /// the default file (and `deps` names its data manager): reported as the SQLite run's,
+    /// so that one expectation fits both.
+    let database: String?
+
+    init(arguments: [String], environment: [String: String], home: String, database: String? = nil) throws {
         self.home = home
+        self.database = database
         process.executableURL = URL(fileURLWithPath: BuildProducts.coordsh)
         process.arguments = arguments
         process.environment = childEnvironment(environment)
@@ -238,7 +249,12 @@ struct ShellSession {
         if text.hasSuffix("\n") { text.removeLast() }
         guard !text.isEmpty else { return [] }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.replacingOccurrences(of: BuildProducts.directory, with: "$BUILD").replacingOccurrences(of: home, with: "$TMP")
+            var line = $0.replacingOccurrences(of: BuildProducts.directory, with: "$BUILD").replacingOccurrences(of: home, with: "$TMP")
+            if let database {
+                line = line.replacingOccurrences(of: "\(database)  (--db)", with: "$TMP/data/coordsh/shop.sqlite  (default)")
+                    .replacingOccurrences(of: "(PostgresDataManager)", with: "(SQLiteDataManager)")
+            }
+            return line
         }
     }
 }

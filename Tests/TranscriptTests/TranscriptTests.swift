@@ -9,9 +9,21 @@ import Testing
 struct TranscriptTests {
     @Test("transcript", arguments: Transcript.all())
     func transcript(file: String) throws {
+        try check(file, database: nil)
+    }
+
+    /// The same transcripts, the same expected output, on a PostgreSQL server (a fresh
+    /// database each).
+    @Test("transcript on PostgreSQL", .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.skipReason)),
+          arguments: Transcript.all())
+    func transcriptOnPostgres(file: String) throws {
+        try check(file, database: PostgresServer.createDatabase("transcript"))
+    }
+
+    func check(_ file: String, database: String?) throws {
         let transcript = try Transcript(path: Transcript.directory + "/" + file)
-        let (steps, status) = try transcript.run()
-        if ProcessInfo.processInfo.environment["COORDSH_UPDATE_TRANSCRIPTS"] == "1" {
+        let (steps, status) = try transcript.run(database: database)
+        if database == nil, ProcessInfo.processInfo.environment["COORDSH_UPDATE_TRANSCRIPTS"] == "1" {
             try transcript.rendered(steps: steps, status: status).write(toFile: transcript.path, atomically: true, encoding: .utf8)
             return
         }
@@ -23,7 +35,7 @@ struct TranscriptTests {
                 case .remove(let offset, let line, _): "line \(offset + 1) - \(line)"
                 }
             }
-            Issue.record("\(file): output differs (- expected, + actual):\n\(diff.joined(separator: "\n"))")
+            Issue.record("\(file)\(database == nil ? "" : " on PostgreSQL"): output differs (- expected, + actual):\n\(diff.joined(separator: "\n"))")
         }
         #expect(status == transcript.status, "\(file): exit status")
     }
