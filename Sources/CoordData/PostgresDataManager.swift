@@ -20,8 +20,9 @@ public final class PostgresDataManager: DataManaging {
     private var connection: OpaquePointer?
     private let statements = StatementTexts()
     private var migrated: Set<String> = []
-    /// How often `write` runs its body before a serialization failure is the user's error.
-    static let attempts = 8
+    /// How often `write` runs its body before a serialization failure is the user's error:
+    /// four shells adding to one cart at once were seen to need more than eight.
+    static let attempts = 40
 
     /// - Parameter statementTimeout: the longest one statement may run before the server
     ///   cancels it (and the transaction is rolled back).
@@ -58,6 +59,9 @@ public final class PostgresDataManager: DataManaging {
             PQfinish(fresh)
             throw .database("database \(server.display): cannot connect: \(reason)")
         }
+        // libpq prints the server's notices (a warning that it is shutting down) on stderr,
+        // which would break the one-line rule; the error that follows says what matters.
+        PQsetNoticeProcessor(fresh, { _, _ in }, nil)
         connection = fresh
         let session = PostgresConnection(fresh, location: server.display, statements: statements)
         // Warnings (a NOTICE for IF NOT EXISTS) are not the user's business.
@@ -137,7 +141,7 @@ public final class PostgresDataManager: DataManaging {
                 guard retry, attempt < Self.attempts else { throw error.coordError(location: server.display, attempts: attempt) }
                 // A short, growing, jittered pause, so that two writers that collided do not
                 // collide again at once.
-                if error.isRetryable { usleep(UInt32.random(in: 0...(1000 << min(attempt, 6)))) }
+                if error.isRetryable { usleep(UInt32.random(in: 500...min(1000 << attempt, 50_000))) }
             } catch {
                 if !isBroken { db.rollback() }
                 throw error

@@ -27,6 +27,12 @@ public enum PostgresServer {
         "postgresql://\(user)@/\(name)?host=\(directory ?? "/nonexistent")"
     }
 
+    /// The database a URL of this cluster names: `postgresql://coordsh@/NAME?host=…`.
+    public static func databaseName(of url: String) -> String? {
+        guard let start = url.range(of: "@/") else { return nil }
+        return String(url[start.upperBound...].prefix { $0 != "?" })
+    }
+
     /// A new, empty database for one test (or one transcript), and its URL.
     public static func createDatabase(_ label: String) throws -> String {
         let name = "\(label.lowercased().filter { $0.isLetter || $0.isNumber })_\(UUID().uuidString.prefix(8).lowercased())"
@@ -42,19 +48,8 @@ public enum PostgresServer {
         return result.stdout
     }
 
-    /// Stops the server (immediately, as a crash would), keeping its data.
-    public static func stop() throws { try cluster("halt") }
-
-    /// Starts the stopped server again.
-    public static func start() throws { try cluster("resume") }
-
-    private static func cluster(_ verb: String) throws {
-        let result = try run(BuildProducts.packageRoot + "/scripts/pg-cluster", [verb, directory ?? "/nonexistent"])
-        guard result.status == 0 else { throw Failure(message: "pg-cluster \(verb): \(result.stderr)") }
-    }
-
     /// A PostgreSQL program (psql): the server's own folder first, then PATH.
-    static func binary(_ name: String) -> String {
+    public static func binary(_ name: String) -> String {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         for version in versions.sorted(by: >) where FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\(version)/bin/\(name)") {
             return "/usr/lib/postgresql/\(version)/bin/\(name)"
@@ -65,5 +60,41 @@ public enum PostgresServer {
     public struct Failure: Error, CustomStringConvertible {
         public let message: String
         public var description: String { message }
+    }
+}
+
+/// A PostgreSQL cluster of one test's own, for what must not disturb the shared one: stopping
+/// and starting the server. About 1.5 s to start.
+public final class PostgresCluster {
+    public let directory: String
+    private let parent: String
+
+    public init() throws {
+        parent = NSTemporaryDirectory() + "coordsh-pg-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        // The cluster's owner (postgres, when the tests run as root) must reach its folder.
+        chmod(parent, 0o711)
+        directory = parent + "/cluster"
+        try script("start")
+    }
+
+    /// The cluster's `coordsh` database.
+    public var url: String { "postgresql://coordsh@/coordsh?host=\(directory)" }
+
+    /// Stops the server at once, as a crash would; the data stays.
+    public func halt() throws { try script("halt") }
+
+    /// Starts it again.
+    public func resume() throws { try script("resume") }
+
+    private func script(_ verb: String) throws {
+        let result = try run(BuildProducts.packageRoot + "/scripts/pg-cluster", [verb, directory])
+        guard result.status == 0 else { throw PostgresServer.Failure(message: "pg-cluster \(verb): \(result.stderr)") }
+    }
+
+    /// Stops the server and removes its folder.
+    public func remove() {
+        _ = try? script("stop")
+        try? FileManager.default.removeItem(atPath: parent)
     }
 }

@@ -1,15 +1,14 @@
 import Foundation
-import TestSupport
 
 /// coordsh fed line by line through a pipe, as a script would, with stdout and stderr on one
 /// pipe; each `send` returns what the command printed.
-final class LiveShell {
+public final class LiveShell {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
     private var buffer = Data()
 
-    init(_ arguments: [String], environment: [String: String]) throws {
+    public init(_ arguments: [String], environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: BuildProducts.coordsh)
         process.arguments = arguments
         process.environment = childEnvironment(environment)
@@ -20,9 +19,20 @@ final class LiveShell {
     }
 
     /// Sends one line and returns everything printed until it finished.
-    func send(_ line: String) -> String {
+    public func send(_ line: String) -> String {
+        collect(begin(line))
+    }
+
+    /// Sends one line without waiting for it (to start commands in several shells at the same
+    /// moment); `collect` with what this returns reads its output.
+    public func begin(_ line: String) -> String {
         let marker = "--end-\(UUID().uuidString.prefix(8))--"
         input.fileHandleForWriting.write(Data("\(line)\necho \(marker)\n".utf8))
+        return marker
+    }
+
+    /// Everything printed until the command `begin` sent finished.
+    public func collect(_ marker: String) -> String {
         while true {
             if let range = buffer.range(of: Data((marker + "\n").utf8)) {
                 let text = String(decoding: buffer[..<range.lowerBound], as: UTF8.self)
@@ -36,7 +46,7 @@ final class LiveShell {
     }
 
     /// Closes stdin and returns the exit status.
-    func finish() -> Int32 {
+    public func finish() -> Int32 {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
         return process.terminationStatus
