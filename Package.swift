@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "CoordBench",
             dependencies: [
-                sdk, "CoordShell", "CoordRuntime", "CoordProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+                sdk, "CoordShell", "CoordRuntime", "CoordProtocol", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks/CoordBench", exclude: ["fixtures"]),

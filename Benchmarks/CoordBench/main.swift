@@ -1,5 +1,6 @@
 // coordsh's benchmarks, run in release mode by ./bench: message dispatch, start-up (plain and
-// with 10/100/500 plugins), AppDependency propagation, batch throughput against plain GRDB,
+// with 10/100/500 plugins), AppDependency propagation, batch throughput against plain GRDB
+// (and on PostgreSQL against plain libpq, one and four shells),
 // peak memory, and commands through `coordsh serve`'s socket against the same in-process. Every figure is a median of repeated runs, and each is measured next to
 // its baseline in the same run and reported as a ratio: on a shared machine absolute times
 // drift, ratios hold better. BENCHMARKS.md records a run and what the figures mean.
@@ -28,6 +29,7 @@ try MainActor.assumeIsolated {
 }
 try section("startup") { try StartupBench.run(environment) }
 try section("batch") { try BatchBench.run(environment) }
+try section("postgres") { try PostgresBench.run(environment) }
 try MainActor.assumeIsolated {
     try section("serve") { try ServeBench.run(environment) }
 }
