@@ -65,6 +65,16 @@ struct PostgresTests {
         let right = try coordsh(home, ["--db", "postgresql://secret@/\(name)?host=\(socket)", "-c", "content list shoes"], environment: ["PGPASSWORD": "hunter2"])
         #expect(right.status == 0, "\(right.stderr)")
         #expect(right.stdout.contains("Trail Running Shoes"))
+        // The password in the config's [data] url: used, and shown nowhere.
+        let config = home + "/coordsh.toml"
+        try "[data]\nurl = \"postgresql://secret:hunter2@/\(name)?host=\(socket)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let fromConfig = try run(
+            BuildProducts.coordsh, ["--config", config, "-c", "content list shoes", "-c", "config", "-c", "deps"],
+            environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "NO_COLOR": "1"])
+        #expect(fromConfig.status == 0, "\(fromConfig.stderr)")
+        #expect(fromConfig.stdout.contains("Trail Running Shoes"))
+        #expect(fromConfig.stdout.contains("postgresql://secret@/\(name)?host=\(socket)  (data.url)"), "\(fromConfig.stdout)")
+        #expect(!(fromConfig.stdout + fromConfig.stderr).contains("hunter2"), "the password was shown")
     }
 
     @Test("the server stops and starts again between two commands: meanwhile one line, then the next command reconnects; nothing half-written")
