@@ -210,6 +210,10 @@ final class PostgresConnection: SQLDatabase {
         guard statement.count == arguments.count else {
             throw Failure(state: "07001", message: "the statement takes \(statement.count) values, \(arguments.count) were given")
         }
+        // PostgreSQL's text cannot hold a NUL; refused rather than cut short or stripped.
+        if arguments.contains(where: { if case .text(let text) = $0 { text.utf8.contains(0) } else { false } }) {
+            throw Failure(state: "22021", message: "a text value holds a NUL character, which PostgreSQL cannot store")
+        }
         let result = Self.withParameters(arguments) { types, values, lengths, formats in
             PQexecParams(connection, statement.sql, Int32(arguments.count), types, values, lengths, formats, 0)
         }
@@ -250,8 +254,8 @@ final class PostgresConnection: SQLDatabase {
             case .real(let value):
                 types.append(701); lengths.append(0); formats.append(0); buffers.append(strdup("\(value)"))
             case .text(let value):
-                // A NUL cannot travel in a C string; the server would refuse it in text anyway.
-                types.append(0); lengths.append(0); formats.append(0); buffers.append(strdup(value.replacingOccurrences(of: "\0", with: "")))
+                // `run` refused a NUL before this: the C string carries the whole text.
+                types.append(0); lengths.append(0); formats.append(0); buffers.append(strdup(value))
             case .blob(let bytes):
                 let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
                 bytes.withUnsafeBytes { raw in
