@@ -166,9 +166,12 @@ package final class WorkerProcess {
         return "exit status \((status >> 8) & 0xff)"
     }
 
-    /// The "Fatal error" line the Swift runtime printed before the trap, if any.
+    /// The "Fatal error" line the Swift runtime printed before the trap, if any. Asked once
+    /// the worker has ended: its last words may still be in the pipe, so the reader is given
+    /// a moment to reach the end (on a loaded machine the report once went out without them).
     var fatalError: String? {
-        output.text().split(separator: "\n").last { $0.contains("Fatal error") }.map { line in
+        output.waitForEnd(seconds: 1)
+        return output.text().split(separator: "\n").last { $0.contains("Fatal error") }.map { line in
             let text = String(line)
             return text.range(of: "Fatal error").map { String(text[$0.lowerBound...]) } ?? text
         }
@@ -206,8 +209,9 @@ package final class WorkerProcess {
 /// The last 16 KiB a child wrote to a pipe, read by a thread of its own until the pipe closes,
 /// and passed on to this process's stderr when `echo`.
 final class OutputTail: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var bytes: [UInt8] = []
+    private var ended = false
 
     init(descriptor: Int32, echo: Bool) {
         Thread.detachNewThread { [self] in
@@ -223,10 +227,22 @@ final class OutputTail: @unchecked Sendable {
                 }
             }
             close(descriptor)
+            lock.withLock {
+                ended = true
+                lock.broadcast()
+            }
         }
     }
 
     func text() -> String {
         lock.withLock { String(decoding: bytes, as: UTF8.self) }
+    }
+
+    /// Waits until the pipe has closed (everything written is read), at most `seconds`.
+    func waitForEnd(seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        lock.withLock {
+            while !ended, lock.wait(until: deadline) {}
+        }
     }
 }
