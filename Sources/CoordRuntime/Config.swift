@@ -29,8 +29,8 @@ public struct Config: Sendable, Equatable {
     public var busyTimeout: Double = 2
     /// Seconds one statement may run on a PostgreSQL server (`[data] statement_timeout`).
     public var statementTimeout: Double = 30
-    /// Every other top-level table (`[content]`, `[cart]`, …) as JSON, for the plugins that
-    /// own them; the host does not interpret them.
+    /// Every other top-level table with a key in it (`[content]`, `[cart]`, …) as JSON, for the
+    /// plugins that own them; the host does not interpret them.
     public var featureSettings: [String: String] = [:]
 
     /// SHA-256 hashes of the only plugin files that may load (`[plugins] allow`); nil when
@@ -99,33 +99,13 @@ public struct Config: Sendable, Equatable {
     }
 
     static func parse(_ text: String, path: String) throws(ConfigError) -> TOMLTable {
-        try checkTableHeaders(text, path: path)
+        try TOMLAbortGuard.check(text, path: path)
         do {
             return try TOMLTable(string: text)
         } catch let error as TOMLParseError {
             throw ConfigError("config \(path):\(error.source.begin.line): \(error.description)")
         } catch {
             throw ConfigError("config \(path): \(error)")
-        }
-    }
-
-    /// toml++ (inside TOMLKit) does not refuse a table header whose name starts with a
-    /// character no key may start with (`[ ✗]`): an assertion in its parser aborts the process
-    /// (found by ./fuzz config; it fires in release builds too). Such a header is refused here,
-    /// in one line, before the text reaches it.
-    static func checkTableHeaders(_ text: String, path: String) throws(ConfigError) {
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var scalars = Substring(line).unicodeScalars.drop { $0 == " " || $0 == "\t" }
-            guard scalars.first == "[" else { continue }
-            scalars = scalars.dropFirst().drop { $0 == "[" }.drop { $0 == " " || $0 == "\t" }
-            guard let first = scalars.first else { continue }
-            let startsKey = first.isASCII && (first.properties.isAlphabetic || ("0"..."9").contains(first) || first == "_" || first == "-")
-                || first == "\"" || first == "'"
-            // An array of arrays continuing on this line (`[1, 2],`) is not a header.
-            let continuesArray = first == "]" || first == "," || first == "{" || first == "+" || first == "."
-            guard startsKey || continuesArray else {
-                throw ConfigError("config \(path):\(index + 1): a table name must start with a letter, a digit, '_', '-' or a quote")
-            }
         }
     }
 
@@ -407,6 +387,9 @@ public struct Config: Sendable, Equatable {
             guard let section = table[key]?.table else {
                 throw fail(key, "must be a table ([\(key)])")
             }
+            // A table with no key sets nothing: its plugin reads the same as with no table (and
+            // `config`, which lists keys, shows the whole configuration; found by ./fuzz config).
+            if section.keys.isEmpty { continue }
             config.featureSettings[key] = json(section)
         }
         return config
@@ -512,7 +495,9 @@ public struct Config: Sendable, Equatable {
     }()
 }
 
+/// A configuration that cannot be used, in one line: what the file holds (and toml++'s message
+/// about it, which quotes it) is shown with its line breaks and control characters escaped.
 public struct ConfigError: Error, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    init(_ description: String) { self.description = CoordError.oneLine(description) }
 }

@@ -225,6 +225,30 @@ struct ConfigDiscoveryTests {
         #expect(badHeader.stderr == "coordsh: error: config \(broken):1: a table name must start with a letter, a digit, '_', '-' or a quote\n", "\(badHeader.stderr)")
         try FileManager.default.removeItem(atPath: broken)
 
+        // The same inside a text that is TOML up to it: lines starting with '[' inside a
+        // multi-line array or string are not headers and stay accepted; the header after them is
+        // refused (`[+shell]` aborted coordsh too). And an array closed by '}' (`dirs = [}`)
+        // aborted it in toml++'s value parser.
+        let tricky = "[notes]\ngrid = [\n  [+1, 2], # [+\n  [-3, 4],\n]\ntext = \"\"\"\n[+ not a header\n\"\"\"\n"
+        try tricky.write(toFile: broken, atomically: true, encoding: .utf8)
+        let accepted = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        try (tricky + "[+shell]\n").write(toFile: broken, atomically: true, encoding: .utf8)
+        let lateHeader = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
+        #expect(lateHeader.status == 2)
+        #expect(lateHeader.stderr == "coordsh: error: config \(broken):9: a table name must start with a letter, a digit, '_', '-' or a quote\n", "\(lateHeader.stderr)")
+        try "[plugins]\ndirs = [\n}\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        let wrongCloser = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
+        #expect(wrongCloser.status == 2)
+        #expect(wrongCloser.stderr == "coordsh: error: config \(broken):3: a bracket closed by the wrong kind ('[' by '}' or '{' by ']')\n", "\(wrongCloser.stderr)")
+        // toml++ quotes what it saw, line break included: the error is still one line.
+        try "[serve]\nallow_root = fal\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        let quoted = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
+        #expect(quoted.status == 2)
+        #expect(quoted.stderr.hasPrefix("coordsh: error: config \(broken):2: "))
+        #expect(quoted.stderr.filter { $0 == "\n" }.count == 1, "\(quoted.stderr)")
+        try FileManager.default.removeItem(atPath: broken)
+
         try Data([0x5B, 0x63, 0x61, 0x72, 0x74, 0x5D, 0x0A, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: broken))
         let binary = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
         #expect(binary.status == 2)
