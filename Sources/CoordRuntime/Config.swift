@@ -119,7 +119,7 @@ public struct Config: Sendable, Equatable {
                 guard let value = file[key] else { continue }
                 guard let section = value.table else {
                     let place = line(of: key, in: text).map { "\(path):\($0)" } ?? path
-                    throw ConfigError("config \(place): \(key) must be a table ([\(key)])")
+                    throw ConfigError("config \(place): \(tomlKey(key)) must be a table ([\(tomlKey(key))])")
                 }
                 for inner in section.keys { fromFile.insert("\(key).\(inner)") }
                 // A table the defaults have is a view into them: its keys are set one by one.
@@ -254,8 +254,10 @@ public struct Config: Sendable, Equatable {
     /// its `name = …` line under its `[table]` header, or a dotted `table.name = …` line;
     /// nil when it is written some other way.
     static func line(of key: String, in text: String) -> Int? {
+        // A key may be empty (`'' = 5` is TOML): it splits to no parts at all, and reading
+        // `parts[0]` trapped (found by ./fuzz config).
         let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
-        let (section, name) = parts.count == 2 ? (parts[0], parts[1]) : ("", parts[0])
+        let (section, name) = parts.count == 2 ? (parts[0], parts[1]) : ("", parts.first ?? key)
         func assigns(_ line: Substring, _ name: String) -> Bool {
             guard line.hasPrefix(name) else { return false }
             let rest = line.dropFirst(name.count).drop { $0 == " " || $0 == "\t" }
@@ -385,7 +387,7 @@ public struct Config: Sendable, Equatable {
         }
         for key in table.keys where !hostSections.contains(key) {
             guard let section = table[key]?.table else {
-                throw fail(key, "must be a table ([\(key)])")
+                throw fail(key, "must be a table ([\(tomlKey(key))])")
             }
             // A table with no key sets nothing: its plugin reads the same as with no table (and
             // `config`, which lists keys, shows the whole configuration; found by ./fuzz config).

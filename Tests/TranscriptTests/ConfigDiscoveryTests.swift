@@ -247,6 +247,11 @@ struct ConfigDiscoveryTests {
         #expect(quoted.status == 2)
         #expect(quoted.stderr.hasPrefix("coordsh: error: config \(broken):2: "))
         #expect(quoted.stderr.filter { $0 == "\n" }.count == 1, "\(quoted.stderr)")
+        // An empty key is TOML; finding its line trapped coordsh (found by ./fuzz config).
+        try "# a comment\n'' = 5\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        let emptyKey = try run(BuildProducts.coordsh, ["-c", "where"], environment: home.environment)
+        #expect(emptyKey.status == 2)
+        #expect(emptyKey.stderr == "coordsh: error: config \(broken): \"\" must be a table ([\"\"])\n", "\(emptyKey.stderr)")
         try FileManager.default.removeItem(atPath: broken)
 
         try Data([0x5B, 0x63, 0x61, 0x72, 0x74, 0x5D, 0x0A, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: broken))
