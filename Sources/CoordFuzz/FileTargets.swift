@@ -24,10 +24,8 @@ enum FileTargets {
         var sections: [String: [String]] = [:]
         var order: [String] = []
         for entry in loaded.entries {
-            let parts = entry.key.split(separator: ".", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { return "config key \(entry.key) has no section" }
-            if sections[parts[0]] == nil { order.append(parts[0]) }
-            sections[parts[0], default: []].append("\(Config.tomlKey(parts[1])) = \(entry.value)")
+            if sections[entry.table] == nil { order.append(entry.table) }
+            sections[entry.table, default: []].append("\(Config.tomlKey(entry.name)) = \(entry.value)")
         }
         let text = order.map { "[\(Config.tomlKey($0))]\n" + (sections[$0] ?? []).joined(separator: "\n") }.joined(separator: "\n\n")
         do {

@@ -69,7 +69,12 @@ public struct Config: Sendable, Equatable {
 
     /// One key in force: `cart.offers`, its value as TOML, and where it was set.
     public struct Entry: Sendable, Equatable {
+        /// The table and the key as a TOML dotted key: bare names as they are (`cart.offers`),
+        /// others quoted (`"a.b".c`), so that the name shown says which table holds the key.
         public var key: String
+        /// The table's name and the key's, as they are.
+        public var table: String
+        public var name: String
         public var value: String
         /// The config file that set it, or nil for the built-in default.
         public var file: String?
@@ -121,7 +126,7 @@ public struct Config: Sendable, Equatable {
                     let place = line(of: key, in: text).map { "\(path):\($0)" } ?? path
                     throw ConfigError("config \(place): \(tomlKey(key)) must be a table ([\(tomlKey(key))])")
                 }
-                for inner in section.keys { fromFile.insert("\(key).\(inner)") }
+                for inner in section.keys { fromFile.insert(dottedKey(key, inner)) }
                 // A table the defaults have is a view into them: its keys are set one by one.
                 // A new table is inserted whole (inserting copies it, so filling it afterwards
                 // would be lost).
@@ -143,13 +148,20 @@ public struct Config: Sendable, Equatable {
             guard let inner = table[section]?.table else { continue }
             for key in inner.keys {
                 guard let value = inner[key] else { continue }
-                let name = "\(section).\(key)"
+                let name = dottedKey(section, key)
                 // A server URL may carry a password: `config` shows every entry, so not that.
                 let shown = name == "data.url" ? value.string.map { basicString(PostgresLocation.withoutPassword($0)) } : nil
-                config.entries.append(Entry(key: name, value: shown ?? render(value, key: key), file: fromFile.contains(name) ? path : nil))
+                config.entries.append(Entry(
+                    key: name, table: section, name: key, value: shown ?? render(value, key: key), file: fromFile.contains(name) ? path : nil))
             }
         }
         return config
+    }
+
+    /// `table.key` as a TOML dotted key (found by ./fuzz config: joined as they were, a table
+    /// named `a.b` with key `c` and a table `a` with key `b.c` were both shown as `a.b.c`).
+    static func dottedKey(_ table: String, _ key: String) -> String {
+        tomlKey(table) + "." + tomlKey(key)
     }
 
     /// A key as TOML writes it: bare when it can be, else a basic string.

@@ -53,6 +53,9 @@ struct ConfigDiscoveryTests {
             offers = [{ code = "ONLYMINE", percent = 50, expires = "2099-12-31" }]
             [weather]
             unit = "C"
+            "eu.unit" = "F"
+            ["weather.eu"]
+            unit = "K"
             [shell]
             history = "~/my-history"
             """)
@@ -77,6 +80,13 @@ struct ConfigDiscoveryTests {
             })
         #expect(sources["cart.offers"] == file)
         #expect(sources["weather.unit"] == file, "a table the defaults do not have is kept")
+        // A dot inside a table's or key's name: each key is shown as a TOML dotted key, so the two
+        // below are told apart (both were `weather.eu.unit`).
+        let values = ((config["values"] as? [[String: Any]]) ?? []).compactMap { value in
+            (value["key"] as? String).map { "\($0) = \(value["value"] as? String ?? "")" }
+        }
+        #expect(values.contains("weather.\"eu.unit\" = 'F'"), "\(values)")
+        #expect(values.contains("\"weather.eu\".unit = 'K'"), "\(values)")
         #expect(sources["shell.history"] == file)
         #expect(sources["shell.home"] == "built-in", "the other key of a table the file sets keeps its default")
         #expect(sources["plugins.dirs"] == "built-in")
