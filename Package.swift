@@ -6,9 +6,12 @@ import PackageDescription
 let sdk = Target.Dependency.product(name: "CoordSDK", package: "SDK")
 
 /// One feature plugin: a dynamic library that depends on nothing the host also contains
-/// except the shared SDK image.
+/// except the shared SDK image. Its pages and messages are declared with the SDK's macros
+/// (compile time only: nothing of them is linked).
 func plugin(_ name: String, resources: [Resource]? = nil) -> Target {
-    .target(name: "\(name)Plugin", dependencies: [sdk], path: "Plugins/\(name)", resources: resources)
+    .target(
+        name: "\(name)Plugin", dependencies: [sdk, .product(name: "CoordMacros", package: "SDK")],
+        path: "Plugins/\(name)", resources: resources)
 }
 
 let package = Package(
@@ -33,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         // ./bench: latency percentiles of the served commands.
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
+        // The SDK's macros are built on it; MacroTests checks their expansions with its test support.
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     ],
     targets: [
         // Line editing, history and completion from libedit (BSD), not GNU readline.
@@ -102,6 +107,12 @@ let package = Package(
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
         .testTarget(name: "FuzzTests", dependencies: ["CoordFuzz", "TestSupport"]),
+        // @Page and @Messages: what they generate for every supported shape, and each compile error.
+        .testTarget(name: "MacroTests", dependencies: [
+            .product(name: "CoordMacroExpansion", package: "SDK"),
+            .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        ]),
         .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordShell"], exclude: ["client.py"]),
     ]
 )

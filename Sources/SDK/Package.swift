@@ -11,7 +11,19 @@
 // plugin file and runs the ABI handshake (the host's loader uses the same code), and
 // CoordContract is the plugin contract suite a plugin's own `swift test` can run. Both are
 // linked statically into whoever uses them; they define no type that crosses the boundary.
+//
+// CoordMacros is how a plugin declares its pages and messages once, as Swift enums
+// (`@Page(feature:)`, `@Messages(prefix:)`): macros run by the compiler (swift-syntax), so
+// they add nothing to libCoordSDK.so or to the ABI; what they generate calls CoordSDK's
+// public API, which hand-written conformances use alike.
+import CompilerPluginSupport
+import Foundation
 import PackageDescription
+
+// ./test runs the SDK's unit tests under AddressSanitizer in a build of this package alone;
+// COORDSH_SDK_CORE_ONLY=1 leaves the macros (and so swift-syntax) out of that build, which
+// would otherwise compile swift-syntax a second time, instrumented, for nothing.
+let coreOnly = ProcessInfo.processInfo.environment["COORDSH_SDK_CORE_ONLY"] == "1"
 
 let package = Package(
     name: "CoordSDK",
@@ -32,3 +44,21 @@ let package = Package(
         .testTarget(name: "CoordSDKTests", dependencies: ["CoordSDK"]),
     ]
 )
+
+if !coreOnly {
+    package.dependencies += [.package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1")]
+    let syntax = { (name: String) in Target.Dependency.product(name: name, package: "swift-syntax") }
+    package.products += [
+        // The macro declarations a plugin imports; static, and empty at run time.
+        .library(name: "CoordMacros", targets: ["CoordMacros"]),
+        // The expansions as plain code, for the macro expansion tests (coordsh's MacroTests).
+        .library(name: "CoordMacroExpansion", targets: ["CoordMacroExpansion"]),
+    ]
+    package.targets += [
+        .target(name: "CoordMacroExpansion", dependencies: [
+            syntax("SwiftSyntax"), syntax("SwiftSyntaxBuilder"), syntax("SwiftSyntaxMacros"), syntax("SwiftDiagnostics"),
+        ]),
+        .macro(name: "CoordMacroPlugin", dependencies: ["CoordMacroExpansion", syntax("SwiftCompilerPlugin")]),
+        .target(name: "CoordMacros", dependencies: ["CoordSDK", "CoordMacroPlugin"]),
+    ]
+}

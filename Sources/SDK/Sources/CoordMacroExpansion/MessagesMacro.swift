@@ -1,0 +1,78 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@Messages(prefix:)`: the `FeatureMessage` conformance of an enum, from its cases (see
+/// CoordMacros).
+public struct MessagesMacro: MemberMacro, ExtensionMacro {
+    static let types = ["Int", "String", "Bool", "RouteRequest", "Secret"]
+
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let (prefix, shape) = read(node, declaration, context, diagnose: true) else { return [] }
+        let a = shape.access
+        let specs = shape.cases.map { message in
+            "    MessageSpec(\(literal(message.name)), \(message.parametersExpression), summary: \(literal(message.summary))),"
+        }
+        let decodings = shape.cases.map { message in
+            let name = prefix + message.name.prefix(1).uppercased() + message.name.dropFirst()
+            return "    case \(literal(name)):\n        self = \(message.construction(typeName: shape.typeName, from: "message.arguments"))"
+        }
+        return [
+            "\(raw: a)static let prefix = \(raw: literal(prefix))",
+            "\(raw: a)static let specs: [MessageSpec] = [\n\(raw: specs.joined(separator: "\n"))\n]",
+            """
+            \(raw: a)enum Verb: String, CaseIterable, Sendable {
+            \(raw: shape.cases.map { "    case \($0.swiftName)" }.joined(separator: "\n"))
+            }
+            """,
+            """
+            \(raw: a)var verb: Verb {
+                switch self {
+            \(raw: shape.cases.map { "    case .\($0.swiftName): .\($0.swiftName)" }.joined(separator: "\n"))
+                }
+            }
+            """,
+            """
+            \(raw: a)init?(_ message: Message) throws(CoordError) {
+                switch message.name.string {
+            \(raw: decodings.joined(separator: "\n"))
+                default:
+                    return nil
+                }
+            }
+            """,
+            """
+            \(raw: a)var arguments: Arguments {
+                switch self {
+            \(raw: shape.cases.map { "    case \($0.bindingPattern): \($0.argumentsExpression)" }.joined(separator: "\n"))
+                }
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard !protocols.isEmpty, read(node, declaration, context, diagnose: false) != nil else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): FeatureMessage {}")]
+    }
+
+    private static func read(
+        _ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, _ context: some MacroExpansionContext, diagnose: Bool
+    ) -> (String, EnumShape)? {
+        let prefix = stringArgument("prefix", of: node, in: context, diagnose: diagnose) { prefix in
+            guard let first = prefix.first, first.isASCII, first.isLowercase,
+                prefix.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) })
+            else { return "a prefix is lower-case ASCII letters and digits, starting with a letter" }
+            return prefix == "global" ? "'global' is the app's own prefix" : nil
+        }
+        let shape = EnumShape.read(declaration, attribute: node, macro: "Messages", allowedTypes: types, in: context, diagnose: diagnose)
+        guard let prefix, let shape else { return nil }
+        return (prefix, shape)
+    }
+}

@@ -1,0 +1,62 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@Page(feature:)`: the `Page` conformance of an enum, from its cases (see CoordMacros).
+public struct PageMacro: MemberMacro, ExtensionMacro {
+    static let types = ["Int", "String", "Bool", "RouteRequest"]
+
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let (feature, shape) = read(node, declaration, context, diagnose: true) else { return [] }
+        let a = shape.access
+        let cases = shape.cases.map { pageCase in
+            let construct = pageCase.construction(typeName: shape.typeName, from: "arguments")
+            return """
+                PageCase(\(literal(pageCase.name)), \(pageCase.parametersExpression), summary: \(literal(pageCase.summary))) { \(pageCase.parameters.isEmpty ? "_" : "arguments") in
+                    \(construct)
+                },
+            """
+        }
+        return [
+            "\(raw: a)static let feature = \(raw: literal(feature))",
+            "\(raw: a)static let cases: [PageCase] = [\n\(raw: cases.joined(separator: "\n"))\n]",
+            """
+            \(raw: a)var name: String {
+                switch self {
+            \(raw: shape.cases.map { "    case .\($0.swiftName): \(literal($0.name))" }.joined(separator: "\n"))
+                }
+            }
+            """,
+            """
+            \(raw: a)var arguments: Arguments {
+                switch self {
+            \(raw: shape.cases.map { "    case \($0.bindingPattern): \($0.argumentsExpression)" }.joined(separator: "\n"))
+                }
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard !protocols.isEmpty, read(node, declaration, context, diagnose: false) != nil else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): Page {}")]
+    }
+
+    private static func read(
+        _ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, _ context: some MacroExpansionContext, diagnose: Bool
+    ) -> (String, EnumShape)? {
+        let feature = stringArgument("feature", of: node, in: context, diagnose: diagnose) { name in
+            name.isEmpty || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+                ? "a feature name is ASCII letters, digits, '_' and '-'" : nil
+        }
+        let shape = EnumShape.read(declaration, attribute: node, macro: "Page", allowedTypes: types, in: context, diagnose: diagnose)
+        guard let feature, let shape else { return nil }
+        return (feature, shape)
+    }
+}
