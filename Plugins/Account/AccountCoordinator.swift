@@ -6,56 +6,40 @@ import CoordSDK
 /// of this scene gets the new value, and messages that were waiting there for a user (a
 /// checkout) replay by themselves. Other scenes (other clients of a server) keep their own.
 final class AccountCoordinator: Coordinator {
-    static let create = MessageName("accountCreate")
-    static let confirm = MessageName("accountConfirm")
-    static let login = MessageName("accountLogin")
-    static let logout = MessageName("accountLogout")
-    static let whoami = MessageName("accountWhoami")
-    static let outbox = MessageName("accountOutbox")
-
     init() {
         super.init(identifier: AccountPage.feature)
-        handle(Self.create) { [unowned self] message in
-            let email = try message.string("email")
-            try AccountService.validate(email: email)
-            let accounts = try require(Services.accounts, for: "account create")
-            let password = try require(Services.secrets, for: "account create").secret("New password for \(email)", confirm: true)
-            _ = try accounts.create(email: email, password: password)
-            report(.note("created \(email); a confirmation code was sent: 'account outbox' shows it, 'account confirm CODE' uses it"))
-            try show(AccountPage.confirmAccount(code: nil))
-            return .handled
-        }
-        handle(Self.confirm) { [unowned self] message in
-            let user = try require(Services.accounts, for: "account confirm").confirm(code: try message.string("code"))
-            report(.note("confirmed \(user.email); log in with 'account login \(user.email)'"))
-            try show(AccountPage.login)
-            return .handled
-        }
-        handle(Self.login) { [unowned self] message in
-            let email = try message.string("email")
-            try AccountService.validate(email: email)
-            let accounts = try require(Services.accounts, for: "account login")
-            let password = try require(Services.secrets, for: "account login").secret("Password for \(email)", confirm: false)
-            let user = try accounts.openSession(for: try accounts.logIn(email: email, password: password))
-            report(.note("logged in as \(user.email)"))
-            try show(AccountPage.profile)
-            try provideInScene(Services.user, user)
-            return .handled
-        }
-        handle(Self.logout) { [unowned self] _ in
-            guard let user = dependencies?[Services.user] else { throw CoordError.failed("account logout: nobody is logged in") }
-            if let token = user.sessionToken { try require(Services.accounts, for: "account logout").closeSession(token: token) }
-            try provideInScene(Services.user, nil)
-            report(.note("logged out \(user.email)"))
-            try show(AccountPage.login)
-            return .handled
-        }
-        handle(Self.whoami) { [unowned self] _ in
-            try show(AccountPage.profile)
-            return .handled
-        }
-        handle(Self.outbox) { [unowned self] _ in
-            try show(AccountPage.outbox)
+        handle(AccountMessage.self) { [unowned self] message, _ in
+            switch message {
+            case .create(let email):
+                try AccountService.validate(email: email)
+                let accounts = try require(Services.accounts, for: "account create")
+                let password = try require(Services.secrets, for: "account create").secret("New password for \(email)", confirm: true)
+                _ = try accounts.create(email: email, password: password)
+                report(.note("created \(email); a confirmation code was sent: 'account outbox' shows it, 'account confirm CODE' uses it"))
+                try show(AccountPage.confirmAccount(code: nil))
+            case .confirm(let code):
+                let user = try require(Services.accounts, for: "account confirm").confirm(code: code)
+                report(.note("confirmed \(user.email); log in with 'account login \(user.email)'"))
+                try show(AccountPage.login)
+            case .login(let email):
+                try AccountService.validate(email: email)
+                let accounts = try require(Services.accounts, for: "account login")
+                let password = try require(Services.secrets, for: "account login").secret("Password for \(email)", confirm: false)
+                let user = try accounts.openSession(for: try accounts.logIn(email: email, password: password))
+                report(.note("logged in as \(user.email)"))
+                try show(AccountPage.profile)
+                try provideInScene(Services.user, user)
+            case .logout:
+                guard let user = dependencies?[Services.user] else { throw CoordError.failed("account logout: nobody is logged in") }
+                if let token = user.sessionToken { try require(Services.accounts, for: "account logout").closeSession(token: token) }
+                try provideInScene(Services.user, nil)
+                report(.note("logged out \(user.email)"))
+                try show(AccountPage.login)
+            case .whoami:
+                try show(AccountPage.profile)
+            case .outbox:
+                try show(AccountPage.outbox)
+            }
             return .handled
         }
     }

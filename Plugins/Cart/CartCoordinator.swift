@@ -8,58 +8,46 @@ import CoordSDK
 /// Account feature reports a user (or is loaded), the new `AppDependency` reaches this
 /// coordinator and the checkout replays by itself.
 final class CartCoordinator: Coordinator {
-    static let add = MessageName("cartAdd")
-    static let remove = MessageName("cartRemove")
-    static let set = MessageName("cartSet")
-    static let showCart = MessageName("cartShow")
-    static let checkout = MessageName("cartCheckout")
-    static let offer = MessageName("cartOffer")
-
     init() {
         super.init(identifier: CartPage.feature)
-        handle(Self.add) { [unowned self] message in
-            let id = try message.arguments.int("productID") ?? productShown(by: message)
-            try carts("cart add").add(id, quantity: message.arguments.int("quantity") ?? 1, for: owner, mergingGuest: guest)
-            try show(CartPage.cart)
-            return .handled
-        }
-        handle(Self.remove) { [unowned self] message in
-            try carts("cart remove").remove(try message.int("productID"), for: owner, mergingGuest: guest)
-            try show(CartPage.cart)
-            return .handled
-        }
-        handle(Self.set) { [unowned self] message in
-            try carts("cart set").set(try message.int("productID"), quantity: try message.int("quantity"), for: owner, mergingGuest: guest)
-            try show(CartPage.cart)
-            return .handled
-        }
-        handle(Self.showCart) { [unowned self] _ in
-            _ = try carts("cart show").summary(for: owner, mergingGuest: guest)  // fails the command if it cannot be read
-            try show(CartPage.cart)
-            return .handled
-        }
-        handle(Self.offer) { [unowned self] message in
-            let offer = try carts("cart offer").apply(offer: try message.string("code"), for: owner, mergingGuest: guest)
-            report(.note("promo code \(offer.code) applied: \(offer.summary)"))
-            try show(CartPage.cart)
-            return .handled
-        }
         handle(
-            Self.checkout, needs: [Services.accounts.key, Services.user.key],
-            whileWaiting: { [unowned self] message, missing in try checkoutWaits(message, missing) }
-        ) { [unowned self] _ in
-            // Declared as a need, so it is there when the handler runs; a guard, not a trap.
-            guard let user = dependencies?[Services.user] else {
-                throw CoordError.failed("cart checkout: nobody is logged in; 'account login EMAIL' first")
+            CartMessage.self, needs: [.checkout: [Services.accounts.key, Services.user.key]],
+            whileWaiting: [.checkout: { [unowned self] message, missing in try checkoutWaits(message, missing) }]
+        ) { [unowned self] message, original in
+            switch message {
+            case .add(let productID, let quantity):
+                let id = try productID ?? productShown(by: original)
+                try carts("cart add").add(id, quantity: quantity ?? 1, for: owner, mergingGuest: guest)
+            case .remove(let productID):
+                try carts("cart remove").remove(productID, for: owner, mergingGuest: guest)
+            case .set(let productID, let quantity):
+                try carts("cart set").set(productID, quantity: quantity, for: owner, mergingGuest: guest)
+            case .show:
+                _ = try carts("cart show").summary(for: owner, mergingGuest: guest)  // fails the command if it cannot be read
+            case .offer(let code):
+                let offer = try carts("cart offer").apply(offer: code, for: owner, mergingGuest: guest)
+                report(.note("promo code \(offer.code) applied: \(offer.summary)"))
+            case .checkout:
+                try checkout()
+                return .handled
             }
-            let carts = try carts("cart checkout")
-            guard try !carts.summary(for: .user(user.id), mergingGuest: guest).isEmpty else {
-                throw CoordError.failed("cart checkout: the cart is empty; 'cart add PRODUCT_ID' first")
-            }
-            let checkout = try carts.beginCheckout(for: user.id)
-            try show(CartPage.checkout(key: checkout.key))
+            try show(CartPage.cart)
             return .handled
         }
+    }
+
+    /// Checkout runs once someone is logged in (declared as a need, so it waits until then).
+    private func checkout() throws {
+        // A need, so it is there when the handler runs; a guard, not a trap.
+        guard let user = dependencies?[Services.user] else {
+            throw CoordError.failed("cart checkout: nobody is logged in; 'account login EMAIL' first")
+        }
+        let carts = try carts("cart checkout")
+        guard try !carts.summary(for: .user(user.id), mergingGuest: guest).isEmpty else {
+            throw CoordError.failed("cart checkout: the cart is empty; 'cart add PRODUCT_ID' first")
+        }
+        let checkout = try carts.beginCheckout(for: user.id)
+        try show(CartPage.checkout(key: checkout.key))
     }
 
     /// Whose cart the commands act on: the logged-in user's, else the scene's guest cart.
@@ -104,7 +92,7 @@ final class CartCoordinator: Coordinator {
             return "cart checkout needs an account provider and no loaded plugin provides 'accounts'; "
                 + "it continues once one is loaded ('plugins load PATH')"
         }
-        try send(Message(AppCoordinator.globalDisplay, Arguments([("page", .route(RouteRequest(feature: "account", page: "login")))]), from: self))
+        try display(route: "account/login")
         return "log in to continue the checkout ('account login EMAIL')"
     }
 

@@ -1,37 +1,15 @@
+import CoordMacros
 import CoordSDK
 
 /// The pages of the cart feature.
+@Page(feature: "cart")
 public enum CartPage: Page, Equatable {
+    /// what is in the cart
     case cart
-    /// The checkout of the cart, under its idempotency key.
+    /// review the order before paying
+    /// - Parameter key: the checkout's idempotency key
     case checkout(key: String)
+    /// what a promo code gives
+    /// - Parameter code: promo code
     case offer(code: String)
-
-    public static let feature = "cart"
-
-    public static let cases: [PageCase] = [
-        PageCase("cart", summary: "what is in the cart") { _ in CartPage.cart },
-        PageCase("checkout", [Parameter("key", .string, summary: "the checkout's idempotency key")], summary: "review the order before paying") {
-            CartPage.checkout(key: try $0.requireString("key"))
-        },
-        PageCase("offer", [Parameter("code", .string, summary: "promo code")], summary: "what a promo code gives") {
-            CartPage.offer(code: try $0.requireString("code"))
-        },
-    ]
-
-    public var name: String {
-        switch self {
-        case .cart: "cart"
-        case .checkout: "checkout"
-        case .offer: "offer"
-        }
-    }
-
-    public var arguments: Arguments {
-        switch self {
-        case .cart: Arguments()
-        case .checkout(let key): Arguments([("key", .string(key))])
-        case .offer(let code): Arguments([("code", .string(code))])
-        }
-    }
 }

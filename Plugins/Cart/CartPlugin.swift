@@ -5,22 +5,9 @@ import CoordSDK
 final class CartPlugin: CoordPlugin {
     @MainActor func register(with registrar: any PluginRegistrar) throws {
         let service = CartService()
-        let product = Parameter("productID", .int, summary: "product id")
-        let quantity = Parameter("quantity", .int, summary: "how many")
         try registrar.register(FeatureDefinition(
-            name: "cart", prefix: "cart", summary: "fill the cart and check out",
-            pages: CartPage.self,
-            messages: [
-                MessageSpec("add", [
-                    Parameter("productID", .int, optional: true, summary: "product id (default: the product shown)"),
-                    Parameter("quantity", .int, optional: true, summary: "how many (default 1)"),
-                ], summary: "add a product"),
-                MessageSpec("remove", [product], summary: "remove a product"),
-                MessageSpec("set", [product, quantity], summary: "change a product's quantity"),
-                MessageSpec("show", summary: "show the cart"),
-                MessageSpec("offer", [Parameter("code", .string, summary: "promo code")], summary: "apply a promo code"),
-                MessageSpec("checkout", summary: "check out (log in first, or be asked to)"),
-            ],
+            name: "cart", summary: "fill the cart and check out",
+            pages: CartPage.self, messages: CartMessage.self,
             needs: [Services.data.key],
             provides: [ServiceProvision(Services.carts) { dependencies in
                 service.attach(dependencies)

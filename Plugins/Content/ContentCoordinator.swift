@@ -2,22 +2,14 @@ import CoordSDK
 
 /// Runs the catalog flow: the catalog, product lists, product pages and searches.
 final class ContentCoordinator: Coordinator {
-    static let list = MessageName("contentList")
-    static let show = MessageName("contentShow")
-    static let search = MessageName("contentSearch")
-
     init() {
         super.init(identifier: ContentPage.feature)
-        handle(Self.list) { [unowned self] message in
-            try show(ContentPage.list(category: message.arguments.string("category")))
-            return .handled
-        }
-        handle(Self.show) { [unowned self] message in
-            try show(ContentPage.product(id: try message.int("id")))
-            return .handled
-        }
-        handle(Self.search) { [unowned self] message in
-            try show(ContentPage.search(query: try message.string("text")))
+        handle(ContentMessage.self) { [unowned self] message, _ in
+            switch message {
+            case .list(let category): try show(ContentPage.list(category: category))
+            case .show(let id): try show(ContentPage.product(id: id))
+            case .search(let text): try show(ContentPage.search(query: text))
+            }
             return .handled
         }
     }

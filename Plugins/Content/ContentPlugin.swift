@@ -5,13 +5,8 @@ final class ContentPlugin: CoordPlugin {
     @MainActor func register(with registrar: any PluginRegistrar) throws {
         let store = ContentStore()
         try registrar.register(FeatureDefinition(
-            name: "content", prefix: "content", summary: "browse and search the catalog",
-            pages: ContentPage.self,
-            messages: [
-                MessageSpec("list", [Parameter("category", .string, optional: true, summary: "only this category")], summary: "list the products (--category C)"),
-                MessageSpec("show", [Parameter("id", .int, summary: "product id")], summary: "open a product page"),
-                MessageSpec("search", [Parameter("text", .string, summary: "words to look for")], summary: "search the catalog"),
-            ],
+            name: "content", summary: "browse and search the catalog",
+            pages: ContentPage.self, messages: ContentMessage.self,
             needs: [Services.data.key],
             provides: [ServiceProvision(Services.content) { dependencies in
                 store.attach(dependencies)

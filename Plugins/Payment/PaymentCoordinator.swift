@@ -2,29 +2,23 @@ import CoordSDK
 
 /// Runs the payment flow: pay the checkout, then show the receipt.
 ///
-/// A successful payment sends `globalDisplay` of `payment/receipt orderID=…` up the chain,
-/// as any page would to show another feature's page.
+/// A successful payment shows the receipt with `display(_:)`: `globalDisplay` of
+/// `payment/receipt orderID=…` up the chain, as any page would to show another feature's page.
 final class PaymentCoordinator: Coordinator {
-    static let pay = MessageName("paymentPay")
-    static let receipt = MessageName("paymentReceipt")
-    static let orders = MessageName("paymentOrders")
-
     init() {
         super.init(identifier: PaymentPage.feature)
-        handle(Self.pay) { [unowned self] message in
-            let user = try loggedIn("payment pay")
-            let orderID = try require(Services.payments, for: "payment pay").pay(cardNumber: try message.string("cardNumber"), user: user)
-            report(.note("paid: order \(orderID)"))
-            let receipt = RouteRequest(feature: PaymentPage.feature, page: "receipt", arguments: [.init("orderID", String(orderID))])
-            try send(Message(AppCoordinator.globalDisplay, Arguments([("page", .route(receipt))]), from: self))
-            return .handled
-        }
-        handle(Self.receipt) { [unowned self] message in
-            try show(PaymentPage.receipt(orderID: try message.int("orderID")))
-            return .handled
-        }
-        handle(Self.orders) { [unowned self] _ in
-            try show(PaymentPage.orders)
+        handle(PaymentMessage.self) { [unowned self] message, _ in
+            switch message {
+            case .pay(let cardNumber):
+                let user = try loggedIn("payment pay")
+                let orderID = try require(Services.payments, for: "payment pay").pay(cardNumber: cardNumber.text, user: user)
+                report(.note("paid: order \(orderID)"))
+                try display(PaymentPage.receipt(orderID: Int(orderID)))
+            case .receipt(let orderID):
+                try show(PaymentPage.receipt(orderID: orderID))
+            case .orders:
+                try show(PaymentPage.orders)
+            }
             return .handled
         }
     }

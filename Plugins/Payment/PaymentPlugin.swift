@@ -5,13 +5,8 @@ final class PaymentPlugin: CoordPlugin {
     @MainActor func register(with registrar: any PluginRegistrar) throws {
         let service = PaymentService()
         try registrar.register(FeatureDefinition(
-            name: "payment", prefix: "payment", summary: "pay and see receipts",
-            pages: PaymentPage.self,
-            messages: [
-                MessageSpec("pay", [Parameter("cardNumber", .string, secret: true, summary: "card number (test: 4242424242424242)")], summary: "pay the checkout"),
-                MessageSpec("receipt", [Parameter("orderID", .int, summary: "order number")], summary: "show an order's receipt"),
-                MessageSpec("orders", summary: "list your paid orders"),
-            ],
+            name: "payment", summary: "pay and see receipts",
+            pages: PaymentPage.self, messages: PaymentMessage.self,
             needs: [Services.data.key],
             provides: [ServiceProvision(Services.payments) { dependencies in
                 service.attach(dependencies)

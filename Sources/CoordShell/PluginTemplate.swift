@@ -5,7 +5,8 @@ import Foundation
 
 /// `coordsh plugin new NAME`: a plugin package outside this tree that builds with one
 /// command and passes `coordsh plugin check` unchanged — a coordinator, a Page enum with two
-/// pages, one message, and a test that runs the contract suite.
+/// pages and a message enum with one message (both declared with the SDK's macros), and a
+/// test that runs the contract suite.
 public enum PluginTemplate {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -47,6 +48,7 @@ public enum PluginTemplate {
             ("Package.swift", packageManifest(name: name, module: module, sdkPath: sdkPath)),
             ("Sources/\(module)/\(module).swift", pluginSource(name: name, type: type)),
             ("Sources/\(module)/\(type)Page.swift", pageSource(name: name, type: type)),
+            ("Sources/\(module)/\(type)Message.swift", messageSource(name: name, type: type)),
             ("Sources/\(module)/\(type)Coordinator.swift", coordinatorSource(name: name, type: type)),
             ("Sources/\(module)/\(type)View.swift", viewSource(name: name, type: type)),
             ("Tests/\(module)Tests/ContractTests.swift", testSource(module: module)),
@@ -106,7 +108,10 @@ public enum PluginTemplate {
                 .package(path: "\(sdkPath)"),
             ],
             targets: [
-                .target(name: "\(module)", dependencies: [.product(name: "CoordSDK", package: "SDK")]),
+                // CoordMacros: @Page and @Messages (compile time only; nothing of them is linked).
+                .target(name: "\(module)", dependencies: [
+                    .product(name: "CoordSDK", package: "SDK"), .product(name: "CoordMacros", package: "SDK"),
+                ]),
                 // The test loads the built .so like the shell does, so it does not depend on the
                 // plugin target (that would link a second copy of it into the test). It names the
                 // CoordSDK product so that it links the one shared libCoordSDK.so the plugin uses.
@@ -123,16 +128,13 @@ public enum PluginTemplate {
         """
         import CoordSDK
 
-        /// What the host gets from the entry below: it registers the feature — its name and
-        /// message prefix, its pages, its messages and how to make its coordinator.
+        /// What the host gets from the entry below: it registers the feature — its name, its pages,
+        /// its messages (and with them its message prefix) and how to make its coordinator.
         final class \(type)Plugin: CoordPlugin {
             @MainActor func register(with registrar: any PluginRegistrar) throws {
                 try registrar.register(FeatureDefinition(
-                    name: "\(name)", prefix: "\(name)", summary: "the \(name) feature",
-                    pages: \(type)Page.self,
-                    messages: [
-                        MessageSpec("show", [Parameter("id", .int, summary: "item number")], summary: "show one item"),
-                    ],
+                    name: "\(name)", summary: "the \(name) feature",
+                    pages: \(type)Page.self, messages: \(type)Message.self,
                     coordinator: { \(type)Coordinator() }))
             }
         }
@@ -149,35 +151,37 @@ public enum PluginTemplate {
 
     static func pageSource(name: String, type: String) -> String {
         """
+        import CoordMacros
         import CoordSDK
 
-        /// The screens of the feature. The shell opens them by route: `\(name)/home`, `\(name)/item id=3`.
+        /// The screens of the feature, one case each. The shell opens them by route:
+        /// `\(name)/home`, `\(name)/item id=3`. @Page makes the route names, the typed parameters
+        /// (from the associated values) and the summaries (from these comments).
+        @Page(feature: "\(name)")
         enum \(type)Page: Page {
+            /// the list of items
             case home
+            /// one item
+            /// - Parameter id: item number
             case item(id: Int)
+        }
 
-            static let feature = "\(name)"
+        """
+    }
 
-            static let cases: [PageCase] = [
-                PageCase("home", summary: "the list of items") { _ in \(type)Page.home },
-                PageCase("item", [Parameter("id", .int, summary: "item number")], summary: "one item") { arguments in
-                    \(type)Page.item(id: try arguments.requireInt("id"))
-                },
-            ]
+    static func messageSource(name: String, type: String) -> String {
+        """
+        import CoordMacros
+        import CoordSDK
 
-            var name: String {
-                switch self {
-                case .home: "home"
-                case .item: "item"
-                }
-            }
-
-            var arguments: Arguments {
-                switch self {
-                case .home: Arguments()
-                case .item(let id): Arguments([("id", .int(id))])
-                }
-            }
+        /// What the feature does when asked, one case per message: `\(name) show 3` at the prompt
+        /// is `\(name)Show(id: 3)` on the chain. @Messages makes the declarations the shell parses
+        /// and completes against, and the coordinator switches over the cases.
+        @Messages(prefix: "\(name)")
+        enum \(type)Message: FeatureMessage {
+            /// show one item
+            /// - Parameter id: item number
+            case show(id: Int)
         }
 
         """
@@ -188,16 +192,19 @@ public enum PluginTemplate {
         import CoordSDK
 
         /// Owns the feature's flow. `\(name) show 3`, typed anywhere, travels up the chain to the root,
-        /// which routes the `\(name)` prefix here.
+        /// which routes the `\(name)` prefix here. Coordinators, views and services live on the main
+        /// actor: the tree and every message on it are one thread's, so a handler never races another.
         final class \(type)Coordinator: Coordinator {
-            static let show = MessageName("\(name)Show")
-
             init() {
                 super.init(identifier: \(type)Page.feature)
-                // [unowned self]: the handler must not keep its coordinator alive after stop.
-                handle(Self.show) { [unowned self] message in
-                    // Checked against the declaration before this runs; `try`, never `!`.
-                    try show(\(type)Page.item(id: try message.int("id")))
+                // One switch over the messages: a case not handled does not compile. The arguments
+                // arrive typed and checked against the declaration. [unowned self]: the handler
+                // must not keep its coordinator alive after stop.
+                handle(\(type)Message.self) { [unowned self] message, _ in
+                    switch message {
+                    case .show(let id):
+                        try show(\(type)Page.item(id: id))
+                    }
                     return .handled
                 }
             }

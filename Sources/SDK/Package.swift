@@ -59,6 +59,6 @@ if !coreOnly {
             syntax("SwiftSyntax"), syntax("SwiftSyntaxBuilder"), syntax("SwiftSyntaxMacros"), syntax("SwiftDiagnostics"),
         ]),
         .macro(name: "CoordMacroPlugin", dependencies: ["CoordMacroExpansion", syntax("SwiftCompilerPlugin")]),
-        .target(name: "CoordMacros", dependencies: ["CoordSDK", "CoordMacroPlugin"]),
+        .target(name: "CoordMacros", dependencies: ["CoordMacroPlugin"]),
     ]
 }

@@ -6,8 +6,8 @@ import Testing
 
 /// The macros as the compiler runs them, from source to expanded source.
 let macros: [String: MacroSpec] = [
-    "Page": MacroSpec(type: PageMacro.self, conformances: ["Page"]),
-    "Messages": MacroSpec(type: MessagesMacro.self, conformances: ["FeatureMessage"]),
+    "Page": MacroSpec(type: PageExpansion.self, conformances: ["Page"]),
+    "Messages": MacroSpec(type: MessagesExpansion.self, conformances: ["FeatureMessage"]),
 ]
 
 /// Expands `source` and compares with `expanded` (and the errors with `diagnostics`),

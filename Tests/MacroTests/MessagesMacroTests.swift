@@ -8,7 +8,7 @@ struct MessagesMacroTests {
         expect(
             """
             @Messages(prefix: "cart")
-            public enum CartMessage {
+            public enum CartMessage: FeatureMessage {
                 /// add a product
                 /// - Parameter productID: product id (default: the product shown)
                 /// - Parameter quantity: how many (default 1)
@@ -22,7 +22,7 @@ struct MessagesMacroTests {
             }
             """,
             expands: """
-            public enum CartMessage {
+            public enum CartMessage: FeatureMessage {
                 /// add a product
                 /// - Parameter productID: product id (default: the product shown)
                 /// - Parameter quantity: how many (default 1)
@@ -91,9 +91,6 @@ struct MessagesMacroTests {
                     }
                 }
             }
-
-            extension CartMessage: FeatureMessage {
-            }
             """)
     }
 
@@ -102,12 +99,12 @@ struct MessagesMacroTests {
         expect(
             """
             @Messages(prefix: "menu")
-            enum MenuMessage {
+            enum MenuMessage: FeatureMessage {
                 case `default`(id: Int)
             }
             """,
             expands: """
-            enum MenuMessage {
+            enum MenuMessage: FeatureMessage {
                 case `default`(id: Int)
 
                 static let prefix = "menu"
@@ -142,9 +139,6 @@ struct MessagesMacroTests {
                         Arguments(omittingNil: [("id", id.argumentValue)])
                     }
                 }
-            }
-
-            extension MenuMessage: FeatureMessage {
             }
             """)
     }

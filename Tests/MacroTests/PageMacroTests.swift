@@ -8,7 +8,7 @@ struct PageMacroTests {
         expect(
             """
             @Page(feature: "wishlist")
-            public enum WishlistPage {
+            public enum WishlistPage: Page {
                 /// your wishlist
                 case list
                 /// one item
@@ -23,7 +23,7 @@ struct PageMacroTests {
             }
             """,
             expands: """
-            public enum WishlistPage {
+            public enum WishlistPage: Page {
                 /// your wishlist
                 case list
                 /// one item
@@ -72,9 +72,6 @@ struct PageMacroTests {
                     }
                 }
             }
-
-            extension WishlistPage: Page {
-            }
             """)
     }
 }
@@ -86,7 +83,7 @@ struct MacroErrorTests {
         expect(
             """
             @Page(feature: "map")
-            enum MapPage {
+            enum MapPage: Page {
                 case here
                 case point(x: Double, y: Double?)
                 case many(ids: [Int])
@@ -94,7 +91,7 @@ struct MacroErrorTests {
             }
             """,
             expands: """
-            enum MapPage {
+            enum MapPage: Page {
                 case here
                 case point(x: Double, y: Double?)
                 case many(ids: [Int])
@@ -114,7 +111,7 @@ struct MacroErrorTests {
         expect(
             """
             @Page(feature: "map")
-            enum MapPage {
+            enum MapPage: Page {
                 case point(Int)
                 case zoom(level: Int, _ fine: Bool)
                 case card(number: Secret)
@@ -122,7 +119,7 @@ struct MacroErrorTests {
             }
             """,
             expands: """
-            enum MapPage {
+            enum MapPage: Page {
                 case point(Int)
                 case zoom(level: Int, _ fine: Bool)
                 case card(number: Secret)
@@ -142,19 +139,19 @@ struct MacroErrorTests {
         expect(
             """
             @Page(feature: name)
-            enum MapPage {
+            enum MapPage: Page {
                 case here
             }
             @Page(feature: "a map")
-            enum OtherPage {
+            enum OtherPage: Page {
                 case here
             }
             @Messages(prefix: "Cart")
-            enum CartMessage {
+            enum CartMessage: FeatureMessage {
                 case add
             }
             @Messages(prefix: "global")
-            enum GlobalMessage {
+            enum GlobalMessage: FeatureMessage {
                 case quit
             }
             @Page(feature: "map")
@@ -162,16 +159,16 @@ struct MacroErrorTests {
             }
             """,
             expands: """
-            enum MapPage {
+            enum MapPage: Page {
                 case here
             }
-            enum OtherPage {
+            enum OtherPage: Page {
                 case here
             }
-            enum CartMessage {
+            enum CartMessage: FeatureMessage {
                 case add
             }
-            enum GlobalMessage {
+            enum GlobalMessage: FeatureMessage {
                 case quit
             }
             struct NotAnEnum {
@@ -186,18 +183,45 @@ struct MacroErrorTests {
             ])
     }
 
+    @Test("an enum that does not state its conformance is told to")
+    func conformance() {
+        expect(
+            """
+            @Page(feature: "map")
+            enum MapPage {
+                case here
+            }
+            @Messages(prefix: "map")
+            enum MapMessage: Equatable {
+                case zoom
+            }
+            """,
+            expands: """
+            enum MapPage {
+                case here
+            }
+            enum MapMessage: Equatable {
+                case zoom
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(message: "@Page writes the members of 'Page'; declare the conformance on the enum: 'enum MapPage: Page'", line: 2, column: 6),
+                DiagnosticSpec(message: "@Messages writes the members of 'FeatureMessage'; declare the conformance on the enum: 'enum MapMessage: FeatureMessage'", line: 6, column: 6),
+            ])
+    }
+
     @Test("a verb that does not start with a lower-case letter, and a raw value")
     func verbErrors() {
         expect(
             """
             @Messages(prefix: "map")
-            enum MapMessage: String {
+            enum MapMessage: String, FeatureMessage {
                 case Zoom
                 case pan = "move"
             }
             """,
             expands: """
-            enum MapMessage: String {
+            enum MapMessage: String, FeatureMessage {
                 case Zoom
                 case pan = "move"
             }

@@ -70,7 +70,7 @@ struct EnumShape {
     /// Reads `declaration`; reports every problem at its node (when `diagnose`) and returns
     /// nil if there was any, so that nothing half-generated follows a compile error.
     static func read(
-        _ declaration: some DeclGroupSyntax, attribute: AttributeSyntax, macro: String,
+        _ declaration: some DeclGroupSyntax, attribute: AttributeSyntax, macro: String, conformance: String,
         allowedTypes: [String], in context: some MacroExpansionContext, diagnose: Bool
     ) -> EnumShape? {
         var failed = false
@@ -81,6 +81,10 @@ struct EnumShape {
         guard let enumeration = declaration.as(EnumDeclSyntax.self) else {
             error(attribute, "@\(macro) applies to an enum: one case per \(macro == "Page" ? "page" : "message")", "notEnum")
             return nil
+        }
+        let inherited = enumeration.inheritanceClause?.inheritedTypes.map { $0.type.trimmedDescription } ?? []
+        if !inherited.contains(conformance), !inherited.contains("CoordSDK.\(conformance)") {
+            error(enumeration.name, "@\(macro) writes the members of '\(conformance)'; declare the conformance on the enum: 'enum \(enumeration.name.text): \(conformance)'", "conformance")
         }
         let modifiers = enumeration.modifiers.map(\.name.text)
         let access = modifiers.contains("public") ? "public " : modifiers.contains("package") ? "package " : ""

@@ -3,7 +3,7 @@ import SwiftSyntaxMacros
 
 /// `@Messages(prefix:)`: the `FeatureMessage` conformance of an enum, from its cases (see
 /// CoordMacros).
-public struct MessagesMacro: MemberMacro, ExtensionMacro {
+public struct MessagesExpansion: MemberMacro {
     static let types = ["Int", "String", "Bool", "RouteRequest", "Secret"]
 
     public static func expansion(
@@ -53,15 +53,6 @@ public struct MessagesMacro: MemberMacro, ExtensionMacro {
         ]
     }
 
-    public static func expansion(
-        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
-        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
-        in context: some MacroExpansionContext
-    ) throws -> [ExtensionDeclSyntax] {
-        guard !protocols.isEmpty, read(node, declaration, context, diagnose: false) != nil else { return [] }
-        return [try ExtensionDeclSyntax("extension \(type.trimmed): FeatureMessage {}")]
-    }
-
     private static func read(
         _ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, _ context: some MacroExpansionContext, diagnose: Bool
     ) -> (String, EnumShape)? {
@@ -71,7 +62,7 @@ public struct MessagesMacro: MemberMacro, ExtensionMacro {
             else { return "a prefix is lower-case ASCII letters and digits, starting with a letter" }
             return prefix == "global" ? "'global' is the app's own prefix" : nil
         }
-        let shape = EnumShape.read(declaration, attribute: node, macro: "Messages", allowedTypes: types, in: context, diagnose: diagnose)
+        let shape = EnumShape.read(declaration, attribute: node, macro: "Messages", conformance: "FeatureMessage", allowedTypes: types, in: context, diagnose: diagnose)
         guard let prefix, let shape else { return nil }
         return (prefix, shape)
     }

@@ -2,7 +2,7 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// `@Page(feature:)`: the `Page` conformance of an enum, from its cases (see CoordMacros).
-public struct PageMacro: MemberMacro, ExtensionMacro {
+public struct PageExpansion: MemberMacro {
     static let types = ["Int", "String", "Bool", "RouteRequest"]
 
     public static func expansion(
@@ -39,15 +39,6 @@ public struct PageMacro: MemberMacro, ExtensionMacro {
         ]
     }
 
-    public static func expansion(
-        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
-        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
-        in context: some MacroExpansionContext
-    ) throws -> [ExtensionDeclSyntax] {
-        guard !protocols.isEmpty, read(node, declaration, context, diagnose: false) != nil else { return [] }
-        return [try ExtensionDeclSyntax("extension \(type.trimmed): Page {}")]
-    }
-
     private static func read(
         _ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, _ context: some MacroExpansionContext, diagnose: Bool
     ) -> (String, EnumShape)? {
@@ -55,7 +46,7 @@ public struct PageMacro: MemberMacro, ExtensionMacro {
             name.isEmpty || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
                 ? "a feature name is ASCII letters, digits, '_' and '-'" : nil
         }
-        let shape = EnumShape.read(declaration, attribute: node, macro: "Page", allowedTypes: types, in: context, diagnose: diagnose)
+        let shape = EnumShape.read(declaration, attribute: node, macro: "Page", conformance: "Page", allowedTypes: types, in: context, diagnose: diagnose)
         guard let feature, let shape else { return nil }
         return (feature, shape)
     }
