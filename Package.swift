@@ -4,13 +4,17 @@
 import PackageDescription
 
 let sdk = Target.Dependency.product(name: "CoordSDK", package: "SDK")
+/// The shop's shared model and service keys: the four bundled plugins, and the host for what it
+/// gives each scene (a guest cart) and reads back (who is logged in).
+/// Its own package (Sources/Shop), so that its image links libCoordSDK.so rather than a copy.
+let shop = Target.Dependency.product(name: "CoordShop", package: "Shop")
 
 /// One feature plugin: a dynamic library that depends on nothing the host also contains
 /// except the shared SDK image. Its pages and messages are declared with the SDK's macros
 /// (compile time only: nothing of them is linked).
 func plugin(_ name: String, resources: [Resource]? = nil) -> Target {
     .target(
-        name: "\(name)Plugin", dependencies: [sdk, .product(name: "CoordMacros", package: "SDK")],
+        name: "\(name)Plugin", dependencies: [sdk, shop, .product(name: "CoordMacros", package: "SDK")],
         path: "Plugins/\(name)", resources: resources)
 }
 
@@ -25,6 +29,7 @@ let package = Package(
     ],
     dependencies: [
         .package(path: "Sources/SDK"),
+        .package(path: "Sources/Shop"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -62,11 +67,11 @@ let package = Package(
         // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
         .target(name: "CoordProtocol"),
         .target(name: "CoordShell", dependencies: [
-            sdk, "CoordRuntime", "CoordData", "CLineEdit", "CSocketPass", "CoordProtocol", .product(name: "CoordContract", package: "SDK"),
+            sdk, shop, "CoordRuntime", "CoordData", "CLineEdit", "CSocketPass", "CoordProtocol", .product(name: "CoordContract", package: "SDK"),
         ]),
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [
-            sdk, "CoordShell", "CoordRuntime", "CoordProtocol", "CSocketPass",
+            sdk, shop, "CoordShell", "CoordRuntime", "CoordProtocol", "CSocketPass",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -95,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "CoordBench",
             dependencies: [
-                sdk, "CoordShell", "CoordRuntime", "CoordProtocol", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
+                sdk, shop, "CoordShell", "CoordRuntime", "CoordProtocol", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks/CoordBench", exclude: ["fixtures"]),
@@ -103,7 +108,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
         .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["TestSupport"], exclude: ["fixtures"]),
-        .testTarget(name: "ShopTests", dependencies: [sdk, "CoordRuntime", "CoordData", "TestSupport"]),
+        .testTarget(name: "ShopTests", dependencies: [sdk, shop, "CoordRuntime", "CoordData", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
         .testTarget(name: "FuzzTests", dependencies: ["CoordFuzz", "TestSupport"]),

@@ -1,6 +1,7 @@
 import CoordProtocol
 import CoordRuntime
 import CoordSDK
+import CoordShop
 import CoordShell
 import Foundation
 import Histogram

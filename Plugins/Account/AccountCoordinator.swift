@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 
 /// Runs the account flow: create, confirm, log in and out, the profile and the outbox.
 ///

@@ -1,8 +1,12 @@
 import CoordSDK
+import CoordShop
 
 /// Registers the account feature. It provides the accounts service to the app, and the current
 /// user to the scene where someone logged in.
 final class AccountPlugin: CoordPlugin {
+    /// Built against the shop's shared model: the loader checks its version before `register`.
+    var libraries: [LibraryRequirement] { [CoordShopVersion.requirement] }
+
     @MainActor func register(with registrar: any PluginRegistrar) throws {
         let service = AccountService()
         try registrar.register(FeatureDefinition(

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 import Foundation
 
 /// Accounts on the app's data store (SQLite or PostgreSQL): the Account feature's `AccountManaging`.

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 
 /// The account pages. The profile is read when rendered, so it is right after a login or a
 /// logout that happened while it was on screen.

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 
 /// Runs the cart flow: fill the cart, apply a promo code, check out.
 ///

@@ -1,8 +1,12 @@
 import CoordSDK
+import CoordShop
 
 /// Registers the cart feature and provides the carts service (payment takes the cart through
 /// it).
 final class CartPlugin: CoordPlugin {
+    /// Built against the shop's shared model: the loader checks its version before `register`.
+    var libraries: [LibraryRequirement] { [CoordShopVersion.requirement] }
+
     @MainActor func register(with registrar: any PluginRegistrar) throws {
         let service = CartService()
         try registrar.register(FeatureDefinition(

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 import Foundation
 
 /// Carts on the app's data store (SQLite or PostgreSQL): the Cart feature's `CartManaging`.

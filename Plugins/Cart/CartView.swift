@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 
 /// Shows the cart, the checkout summary or a promo code's offer. The cart is read when the
 /// page is rendered, so it is always the stored one (after a merge at login, too).

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 
 /// Runs the catalog flow: the catalog, product lists, product pages and searches.
 final class ContentCoordinator: Coordinator {

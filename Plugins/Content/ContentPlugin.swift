@@ -1,7 +1,11 @@
 import CoordSDK
+import CoordShop
 
 /// Registers the catalog feature and provides the catalog service to the other features.
 final class ContentPlugin: CoordPlugin {
+    /// Built against the shop's shared model: the loader checks its version before `register`.
+    var libraries: [LibraryRequirement] { [CoordShopVersion.requirement] }
+
     @MainActor func register(with registrar: any PluginRegistrar) throws {
         let store = ContentStore()
         try registrar.register(FeatureDefinition(

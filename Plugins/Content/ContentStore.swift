@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 import Foundation
 
 /// The catalog on the app's SQLite store: the Content feature's `ContentManaging`.

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 
 /// Runs the payment flow: pay the checkout, then show the receipt.
 ///

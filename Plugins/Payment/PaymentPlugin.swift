@@ -1,7 +1,11 @@
 import CoordSDK
+import CoordShop
 
 /// Registers the payment feature and provides the payments service.
 final class PaymentPlugin: CoordPlugin {
+    /// Built against the shop's shared model: the loader checks its version before `register`.
+    var libraries: [LibraryRequirement] { [CoordShopVersion.requirement] }
+
     @MainActor func register(with registrar: any PluginRegistrar) throws {
         let service = PaymentService()
         try registrar.register(FeatureDefinition(

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 import Foundation
 
 /// Orders and payments on the app's data store (SQLite or PostgreSQL): the Payment feature's `PaymentManaging`.

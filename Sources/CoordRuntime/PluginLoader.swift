@@ -68,16 +68,19 @@ public final class PluginLoader {
 
     /// The `.so` files directly inside `directory`, sorted by name so that load order (and so
     /// which of two clashing plugins wins) is the same on every run. A missing folder is empty.
-    /// The SDK library itself is not a candidate: every build folder, the host's and each
-    /// plugin author's, has one next to the plugins.
+    /// The shared libraries plugins link (the SDK, CoordShop) are not candidates: every build
+    /// folder, the host's and each plugin author's, has them next to the plugins.
     public static func candidates(in directory: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { $0.hasSuffix(".so") && $0 != sdkLibraryName }.sorted()
+        return names.filter { $0.hasSuffix(".so") && !sharedLibraryNames.contains($0) }.sorted()
             .map { (directory as NSString).appendingPathComponent($0) }
     }
 
     /// The file name (and SONAME) of the shared SDK image.
     public static let sdkLibraryName = "libCoordSDK.so"
+
+    /// The libraries of shared types that sit beside plugins without being plugins.
+    public static let sharedLibraryNames: Set<String> = [sdkLibraryName, "libCoordShop.so"]
 
     /// Loads every candidate in `directories`, in order, and remembers the folders for
     /// `rescan`. Returns the refusals.

@@ -2,6 +2,7 @@ import CoordData
 import CoordLoading
 import CoordRuntime
 import CoordSDK
+import CoordShop
 import Foundation
 
 /// One running app: the root coordinator, its plugins, its configuration and its data — what

@@ -1,5 +1,6 @@
 import CoordRuntime
 import CoordSDK
+import CoordShop
 import Foundation
 
 /// A command of the shell itself, as opposed to a feature's message.

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 
 /// What a scene's session is made of beyond its pages, in a form that outlives the process:
 /// the login (a session token) and the messages waiting in its queues (as command lines). A

@@ -1,6 +1,7 @@
 import CoordData
 import CoordRuntime
 import CoordSDK
+import CoordShop
 import Foundation
 
 /// The shell's I/O around a `Session`: start-up (config, plugins, first page), then commands

@@ -1,5 +1,6 @@
 import CoordData
 import CoordSDK
+import CoordShop
 import Foundation
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordShop
 import Foundation
 import TestSupport
 import Testing

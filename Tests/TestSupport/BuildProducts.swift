@@ -29,13 +29,13 @@ public enum BuildProducts {
 
     public static let bundledPlugins = ["Content", "Account", "Cart", "Payment"]
 
-    /// Copies the executable, the SDK library and the bundled plugins — and nothing else: no
+    /// Copies the executable, the SDK and CoordShop libraries and the bundled plugins — and nothing else: no
     /// config, no catalog — into `folder`, as a user who copies the binary somewhere would.
     /// The copy finds its library through RUNPATH `$ORIGIN` and its plugins beside it.
     /// Returns the copied executable.
     public static func copyBinaryAlone(to folder: String) throws -> String {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for file in [coordsh, directory + "/libCoordSDK.so"] + bundledPlugins.map(plugin) {
+        for file in [coordsh, directory + "/libCoordSDK.so", directory + "/libCoordShop.so"] + bundledPlugins.map(plugin) {
             try FileManager.default.copyItem(atPath: file, toPath: folder + "/" + (file as NSString).lastPathComponent)
         }
         return folder + "/coordsh"

@@ -17,7 +17,8 @@ public enum FixtureBuilder {
     }
 
     /// The handshake refusals that are safe to load in process (nothing crashes or hangs):
-    /// a text file, the C kinds 1–6 and a Swift plugin claiming the prefix `cart`.
+    /// a text file, the C kinds 1–6, a Swift plugin claiming the prefix `cart`, and two shop
+    /// plugins built against a CoordShop or a library this host does not have.
     public static func buildHandshakeCorpus(into directory: String) throws {
         try "this is not a shared object\n".write(toFile: directory + "/libX.so", atomically: true, encoding: .utf8)
         let files: [(String, CKind)] = [
@@ -26,6 +27,9 @@ public enum FixtureBuilder {
         ]
         for (file, kind) in files { try buildC(kind, output: directory + "/" + file) }
         try buildSwiftPlugin(sources + "/duplicate_prefix.swift", module: "DuplicatePrefix", output: directory + "/libduplicateprefix.so")
+        try buildSwiftPlugin(sources + "/other_shop.swift", module: "OtherShop", output: directory + "/libothershop.so", libraries: ["CoordShop"])
+        try buildSwiftPlugin(
+            sources + "/other_shop.swift", module: "NoFarm", output: directory + "/libnofarm.so", defines: ["UNLINKED"], libraries: ["CoordShop"])
     }
 
     /// A C fixture of one kind.
@@ -69,14 +73,16 @@ public enum FixtureBuilder {
     }
 
     /// Compiles one Swift source into a plugin exactly as an outside author would: against the
-    /// built `CoordSDK` module, linking `libCoordSDK.so`.
-    public static func buildSwiftPlugin(_ source: String, module: String, output: String, defines: [String] = []) throws {
+    /// built `CoordSDK` module, linking `libCoordSDK.so` (and each of `libraries`).
+    public static func buildSwiftPlugin(
+        _ source: String, module: String, output: String, defines: [String] = [], libraries: [String] = []
+    ) throws {
         let build = BuildProducts.directory
         let modulemap = build + "/CCoordABI.build/module.modulemap"
         try tool("swiftc", [
             "-emit-library", "-module-name", module, "-I", build + "/Modules", "-Xcc", "-D_GNU_SOURCE",
             "-Xcc", "-fmodule-map-file=\(modulemap)", "-L", build, "-lCoordSDK", source, "-o", output,
-        ] + defines.flatMap { ["-D", $0] })
+        ] + libraries.map { "-l\($0)" } + defines.flatMap { ["-D", $0] })
     }
 
     static func tool(_ name: String, _ arguments: [String]) throws {

@@ -18,6 +18,9 @@ public final class PluginImage {
     public let file: PluginFile
     private var descriptor = coordsh_plugin_descriptor()
     private var object: CoordPlugin?
+    /// The dlopen handle: the plugin and the libraries it was linked with, for their version
+    /// symbols (`checkLibraries`).
+    private var handle: UnsafeMutableRawPointer?
 
     private init(file: PluginFile) { self.file = file }
 
@@ -29,6 +32,7 @@ public final class PluginImage {
             throw image.refuse(.notSharedObject, "not a loadable shared object (\(dlerrorReason(file.descriptorPath)))")
         }
         file.keepOpenForever()
+        image.handle = handle
         guard let entry = dlsym(handle, PluginABI.entrySymbol) else {
             throw image.refuse(.noEntry, "no entry symbol '\(PluginABI.entrySymbol)' (is it a coordsh plugin?)")
         }
@@ -94,8 +98,32 @@ public final class PluginImage {
         return plugin
     }
 
-    /// Lets the plugin register; nothing is visible to any app yet.
+    /// Compares each library the plugin says it was compiled against (`CoordPlugin.libraries`,
+    /// e.g. CoordShop) with the version of that library it was loaded with, read from the
+    /// library's C symbol `coordsh_library_version_NAME` — before the plugin registers, which
+    /// is the first time its code may touch a type of that library.
+    public func checkLibraries() throws(PluginRefusal) {
+        for requirement in try plugin().libraries {
+            let name = requirement.name
+            guard !name.isEmpty, name.utf8.count <= 64,
+                name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw refuse(.libraryMismatch, "it names a library '\(CoordError.oneLine(name))', which is not a library name")
+            }
+            guard let handle, let symbol = dlsym(handle, "coordsh_library_version_\(name)") else {
+                throw refuse(.libraryMismatch, "it was built against \(name) \(CoordError.oneLine(requirement.version)) but is not linked with lib\(name).so (no coordsh_library_version_\(name)); rebuild it against this SDK")
+            }
+            typealias VersionFunction = @convention(c) () -> UnsafePointer<CChar>?
+            let loaded = unsafeBitCast(symbol, to: VersionFunction.self)().map { String(cString: $0) } ?? "(none)"
+            guard loaded == requirement.version else {
+                throw refuse(.libraryMismatch, "\(name) version mismatch — it is loaded with \(name) \(loaded), plugin was built against \(CoordError.oneLine(requirement.version)); rebuild the plugin against this SDK")
+            }
+        }
+    }
+
+    /// Lets the plugin register; nothing is visible to any app yet. The libraries it uses are
+    /// checked first.
     public func register() throws(PluginRefusal) -> [FeatureDefinition] {
+        try checkLibraries()
         let staging = StagingRegistrar()
         do {
             try plugin().register(with: staging)

@@ -30,6 +30,7 @@ public struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible
         case abiMismatch = "abi_version_mismatch"
         case sdkMismatch = "sdk_version_mismatch"
         case compilerMismatch = "compiler_mismatch"
+        case libraryMismatch = "library_version_mismatch"
         case badDescriptor = "bad_descriptor"
         case typeIdentity = "type_identity"
         // Registration into the app.

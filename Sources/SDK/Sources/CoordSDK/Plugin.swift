@@ -10,6 +10,30 @@ import Glibc
 /// the host; that cast only works because the protocol lives in the one shared SDK image.
 public protocol CoordPlugin: AnyObject {
     @MainActor func register(with registrar: any PluginRegistrar) throws
+
+    /// The shared libraries besides the SDK whose types the plugin uses, each with the version
+    /// it was compiled against (`[CoordShopVersion.requirement]` for a shop plugin). The loader
+    /// checks them before `register`, as it checks the SDK's version before anything: Swift has
+    /// no stable ABI on Linux. Empty by default.
+    var libraries: [LibraryRequirement] { get }
+}
+
+extension CoordPlugin {
+    public var libraries: [LibraryRequirement] { [] }
+}
+
+/// A shared library of types that plugins share (like CoordShop) at the version a plugin was
+/// compiled against. The library exports `coordsh_library_version_NAME`, a C function that
+/// returns its version, so that the loader can compare the two without trusting any type of it.
+public struct LibraryRequirement: Sendable, Equatable {
+    /// The library's name: `CoordShop` for `libCoordShop.so`.
+    public let name: String
+    public let version: String
+
+    public init(name: String, version: String) {
+        self.name = name
+        self.version = version
+    }
 }
 
 /// What a plugin registers into. The host validates everything a plugin registers before any
@@ -31,11 +55,11 @@ public final class StagingRegistrar: PluginRegistrar {
 public enum CoordSDKVersion {
     /// The version of the SDK library loaded in this process. Not inlinable: it is read from
     /// `libCoordSDK.so`, whatever the caller was compiled against.
-    public static let library = "0.5.0"
+    public static let library = "0.6.0"
 
     /// The SDK version the *caller* was compiled against, baked into the caller's image.
     @_alwaysEmitIntoClient
-    public static var compiledAgainst: String { "0.5.0" }  // always the same as `library`
+    public static var compiledAgainst: String { "0.6.0" }  // always the same as `library`
 
     /// The Swift compiler that built the SDK module the caller imported. A module compiled by
     /// one Swift compiler cannot be imported by another, so this is also the caller's compiler.

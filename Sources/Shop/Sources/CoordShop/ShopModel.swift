@@ -1,3 +1,5 @@
+import CoordSDK
+
 /// An amount of money in minor units (cents), so that sums never round.
 public struct Money: Sendable, Equatable, Comparable, CustomStringConvertible, Codable {
     public var minor: Int

@@ -1,3 +1,5 @@
+import CoordSDK
+
 /// The catalog, provided by the Content feature.
 @MainActor
 public protocol ContentManaging: AnyObject {
@@ -63,24 +65,11 @@ public protocol PaymentManaging: AnyObject {
     func orders(user: UserAccount) throws -> [(orderID: Int64, total: Money, paidAt: String)]
 }
 
-/// Asks the person at the terminal for a secret with echo off, or takes it from where the
-/// command line said (`--password-env VAR`). Provided by the host: only it knows the terminal.
-/// Secrets never pass through command words, so they never reach output or history.
-@MainActor
-public protocol SecretPrompting: AnyObject {
-    /// `confirm` asks twice at a terminal and requires both to match.
-    func secret(_ prompt: String, confirm: Bool) throws -> String
-}
-
-/// The service slots of the shop. Each is filled by whoever provides it: the host (`data`,
-/// `secrets`, `passwords`, and per scene `guestCart`) or a feature plugin; plugins find each
-/// other's services only through these. `user` and `guestCart` are scene-level (see
-/// `SceneCoordinator`); the others are app-wide.
-public enum Services {
-    public static let data = ServiceKey<any DataManaging>("data")
-    public static let secrets = ServiceKey<any SecretPrompting>("secrets")
-    /// Password hashing (scrypt in the host), so that no plugin links a crypto library.
-    public static let passwords = ServiceKey<any PasswordHashing>("passwords")
+/// The shop's service slots, filled by the feature that provides each (`content` by Content,
+/// `accounts` and, per scene, `user` by Account, `carts` by Cart, `payments` by Payment) and,
+/// for `guestCart`, by the host for each scene. Plugins find each other's services only
+/// through these.
+extension Services {
     public static let content = ServiceKey<any ContentManaging>("content")
     public static let accounts = ServiceKey<any AccountManaging>("accounts")
     /// Scene-level: filled by the Account feature in the scene where someone logged in, and
