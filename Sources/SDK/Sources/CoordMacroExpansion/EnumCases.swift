@@ -67,6 +67,18 @@ struct EnumShape {
     let access: String
     let cases: [EnumCase]
 
+    /// `var arguments: Arguments`, the associated values as named arguments: the same for a
+    /// page and a message.
+    var argumentsProperty: DeclSyntax {
+        """
+        \(raw: access)var arguments: Arguments {
+            switch self {
+        \(raw: cases.map { "    case \($0.bindingPattern): \($0.argumentsExpression)" }.joined(separator: "\n"))
+            }
+        }
+        """
+    }
+
     /// Reads `declaration`; reports every problem at its node (when `diagnose`) and returns
     /// nil if there was any, so that nothing half-generated follows a compile error.
     static func read(

@@ -43,13 +43,7 @@ public struct MessagesExpansion: MemberMacro {
                 }
             }
             """,
-            """
-            \(raw: a)var arguments: Arguments {
-                switch self {
-            \(raw: shape.cases.map { "    case \($0.bindingPattern): \($0.argumentsExpression)" }.joined(separator: "\n"))
-                }
-            }
-            """,
+            shape.argumentsProperty,
         ]
     }
 
