@@ -79,16 +79,16 @@ struct EnumShape {
         """
     }
 
-    /// Reads `declaration`; reports every problem at its node (when `diagnose`) and returns
+    /// Reads `declaration`; reports every problem at its node and returns
     /// nil if there was any, so that nothing half-generated follows a compile error.
     static func read(
         _ declaration: some DeclGroupSyntax, attribute: AttributeSyntax, macro: String, conformance: String,
-        allowedTypes: [String], in context: some MacroExpansionContext, diagnose: Bool
+        allowedTypes: [String], in context: some MacroExpansionContext
     ) -> EnumShape? {
         var failed = false
         func error(_ node: some SyntaxProtocol, _ message: String, _ id: String) {
             failed = true
-            if diagnose { context.diagnose(Diagnostic(node: Syntax(node), message: MacroDiagnostic(message, id: id))) }
+            context.diagnose(Diagnostic(node: Syntax(node), message: MacroDiagnostic(message, id: id)))
         }
         guard let enumeration = declaration.as(EnumDeclSyntax.self) else {
             error(attribute, "@\(macro) applies to an enum: one case per \(macro == "Page" ? "page" : "message")", "notEnum")
@@ -155,7 +155,7 @@ struct EnumShape {
 /// The string literal argument `label:` of the attribute, or nil (with an error) when it is
 /// missing or not a plain literal: the macro needs its value at compile time.
 func stringArgument(
-    _ label: String, of attribute: AttributeSyntax, in context: some MacroExpansionContext, diagnose: Bool,
+    _ label: String, of attribute: AttributeSyntax, in context: some MacroExpansionContext,
     valid: (String) -> String?
 ) -> String? {
     guard case .argumentList(let list) = attribute.arguments,
@@ -163,17 +163,13 @@ func stringArgument(
         let literal = argument.expression.as(StringLiteralExprSyntax.self),
         literal.segments.count == 1, case .stringSegment(let segment)? = literal.segments.first
     else {
-        if diagnose {
-            context.diagnose(Diagnostic(node: Syntax(attribute), message: MacroDiagnostic(
-                "\(label): must be a plain string literal (the macro reads it at compile time)", id: "literal")))
-        }
+        context.diagnose(Diagnostic(node: Syntax(attribute), message: MacroDiagnostic(
+            "\(label): must be a plain string literal (the macro reads it at compile time)", id: "literal")))
         return nil
     }
     let value = segment.content.text
     if let problem = valid(value) {
-        if diagnose {
-            context.diagnose(Diagnostic(node: Syntax(literal), message: MacroDiagnostic("\(label) '\(value)': \(problem)", id: "argument")))
-        }
+        context.diagnose(Diagnostic(node: Syntax(literal), message: MacroDiagnostic("\(label) '\(value)': \(problem)", id: "argument")))
         return nil
     }
     return value

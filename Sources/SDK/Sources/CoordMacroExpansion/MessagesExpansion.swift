@@ -10,7 +10,7 @@ public struct MessagesExpansion: MemberMacro {
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard let (prefix, shape) = read(node, declaration, context, diagnose: true) else { return [] }
+        guard let (prefix, shape) = read(node, declaration, context) else { return [] }
         let a = shape.access
         let specs = shape.cases.map { message in
             "    MessageSpec(\(literal(message.name)), \(message.parametersExpression), summary: \(literal(message.summary))),"
@@ -48,15 +48,15 @@ public struct MessagesExpansion: MemberMacro {
     }
 
     private static func read(
-        _ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, _ context: some MacroExpansionContext, diagnose: Bool
+        _ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, _ context: some MacroExpansionContext
     ) -> (String, EnumShape)? {
-        let prefix = stringArgument("prefix", of: node, in: context, diagnose: diagnose) { prefix in
+        let prefix = stringArgument("prefix", of: node, in: context) { prefix in
             guard let first = prefix.first, first.isASCII, first.isLowercase,
                 prefix.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) })
             else { return "a prefix is lower-case ASCII letters and digits, starting with a letter" }
             return prefix == "global" ? "'global' is the app's own prefix" : nil
         }
-        let shape = EnumShape.read(declaration, attribute: node, macro: "Messages", conformance: "FeatureMessage", allowedTypes: types, in: context, diagnose: diagnose)
+        let shape = EnumShape.read(declaration, attribute: node, macro: "Messages", conformance: "FeatureMessage", allowedTypes: types, in: context)
         guard let prefix, let shape else { return nil }
         return (prefix, shape)
     }

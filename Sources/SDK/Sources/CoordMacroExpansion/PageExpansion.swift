@@ -9,7 +9,7 @@ public struct PageExpansion: MemberMacro {
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard let (feature, shape) = read(node, declaration, context, diagnose: true) else { return [] }
+        guard let (feature, shape) = read(node, declaration, context) else { return [] }
         let a = shape.access
         let cases = shape.cases.map { pageCase in
             let construct = pageCase.construction(typeName: shape.typeName, from: "arguments")
@@ -34,13 +34,13 @@ public struct PageExpansion: MemberMacro {
     }
 
     private static func read(
-        _ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, _ context: some MacroExpansionContext, diagnose: Bool
+        _ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, _ context: some MacroExpansionContext
     ) -> (String, EnumShape)? {
-        let feature = stringArgument("feature", of: node, in: context, diagnose: diagnose) { name in
+        let feature = stringArgument("feature", of: node, in: context) { name in
             name.isEmpty || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
                 ? "a feature name is ASCII letters, digits, '_' and '-'" : nil
         }
-        let shape = EnumShape.read(declaration, attribute: node, macro: "Page", conformance: "Page", allowedTypes: types, in: context, diagnose: diagnose)
+        let shape = EnumShape.read(declaration, attribute: node, macro: "Page", conformance: "Page", allowedTypes: types, in: context)
         guard let feature, let shape else { return nil }
         return (feature, shape)
     }
