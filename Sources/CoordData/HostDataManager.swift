@@ -7,6 +7,15 @@ import CoordSDK
 public protocol HostDataManager: DataManaging {
     /// Opens the store now; throws the one line every later use would throw.
     func open() throws
+
+    /// Opens one write transaction that every later `read` and `write` runs inside, until
+    /// `endScriptTransaction`: `coordsh -1` (`--single-transaction`), like `psql -1`. Each
+    /// `write` becomes a savepoint in it; reads see what the script wrote so far.
+    func beginScriptTransaction() throws
+
+    /// Commits the script's transaction, or rolls it back; nothing when none is open. A commit
+    /// that fails leaves nothing written and throws its one line.
+    func endScriptTransaction(commit: Bool) throws
 }
 
 extension SQLiteDataManager: HostDataManager {}

@@ -103,11 +103,68 @@ public final class PostgresDataManager: DataManaging {
     }
 
     public func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        if inScript { return try inScriptTransaction(savepoint: false, body) }
+        return try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
     }
 
     public func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+        if inScript { return try inScriptTransaction(savepoint: true, body) }
+        return try transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+    }
+
+    // MARK: A --single-transaction script
+
+    /// A script's transaction is open on the connection: reads and writes run inside it.
+    private var inScript = false
+
+    public func beginScriptTransaction() throws {
+        guard !inScript else { return }
+        let db = try connected()
+        do throws(PostgresConnection.Failure) {
+            try db.run("BEGIN ISOLATION LEVEL SERIALIZABLE", [])
+        } catch {
+            throw error.coordError(location: server.display, attempts: 1)
+        }
+        inScript = true
+    }
+
+    public func endScriptTransaction(commit: Bool) throws {
+        guard inScript else { return }
+        inScript = false
+        guard !isBroken, let connection else {
+            if commit {
+                throw CoordError.database("database \(server.display): the connection was lost during the script; nothing it did was kept")
+            }
+            return
+        }
+        let db = PostgresConnection(connection, location: server.display, statements: statements)
+        guard commit else { return db.rollback() }
+        do throws(PostgresConnection.Failure) {
+            try db.run("COMMIT", [])
+        } catch {
+            if !isBroken { db.rollback() }
+            throw isBroken
+                ? CoordError.database("database \(server.display): the connection was lost while committing the script; its changes may or may not have been made")
+                : error.coordError(location: server.display, attempts: 1)
+        }
+    }
+
+    /// Runs `body` inside the script's transaction, a write in a savepoint of its own. Nothing
+    /// is retried: a serialization failure or a lost connection fails the script, whose
+    /// transaction is then rolled back whole.
+    private func inScriptTransaction<T>(savepoint: Bool, _ body: (any SQLDatabase) throws -> T) throws -> T {
+        guard !isBroken, let connection else {
+            throw CoordError.database("database \(server.display): the connection was lost during the script; nothing it did is kept")
+        }
+        let db = PostgresConnection(connection, location: server.display, statements: statements)
+        do {
+            if savepoint { try db.run("SAVEPOINT coordsh_command", []) }
+            let result = try body(db)
+            if savepoint { try db.run("RELEASE SAVEPOINT coordsh_command", []) }
+            return result
+        } catch let error as PostgresConnection.Failure {
+            throw error.coordError(location: server.display, attempts: 1)
+        }
     }
 
     public func integrityCheck() throws -> [String] {

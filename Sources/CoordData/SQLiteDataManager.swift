@@ -15,6 +15,8 @@ public final class SQLiteDataManager: DataManaging {
     private let configuration: Configuration
     private var pool: DatabasePool?
     private var migrated: Set<String> = []
+    /// A `--single-transaction` script's transaction is open on the pool's writer.
+    private var inScript = false
 
     /// - Parameter busyTimeout: how long a write waits for another process's lock before it
     ///   fails with "database is locked".
@@ -23,6 +25,9 @@ public final class SQLiteDataManager: DataManaging {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "coordsh"
+        // A --single-transaction script keeps its transaction open on the writer between the
+        // accesses of its commands; GRDB refuses that unless told.
+        configuration.allowsUnsafeTransactions = true
         self.configuration = configuration
     }
 
@@ -72,6 +77,8 @@ public final class SQLiteDataManager: DataManaging {
     public func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
         let pool = try connection()
         do {
+            // Inside a script's transaction only the writer sees what the script wrote.
+            if inScript { return try pool.writeWithoutTransaction { db in try body(Connection(db)) } }
             return try pool.read { db in try body(Connection(db)) }
         } catch {
             throw translate(error)
@@ -83,6 +90,13 @@ public final class SQLiteDataManager: DataManaging {
         do {
             return try pool.writeWithoutTransaction { db in
                 var result: T?
+                if inScript {
+                    try db.inSavepoint {
+                        result = try body(Connection(db))
+                        return .commit
+                    }
+                    return result!
+                }
                 try db.inTransaction(.immediate) {
                     result = try body(Connection(db))
                     return .commit
@@ -90,6 +104,31 @@ public final class SQLiteDataManager: DataManaging {
                 return result!
             }
         } catch {
+            throw translate(error)
+        }
+    }
+
+    public func beginScriptTransaction() throws {
+        guard !inScript else { return }
+        let pool = try connection()
+        do {
+            try pool.writeWithoutTransaction { db in try db.beginTransaction(.immediate) }
+        } catch {
+            throw translate(error)
+        }
+        inScript = true
+    }
+
+    public func endScriptTransaction(commit: Bool) throws {
+        guard inScript, let pool else { return }
+        inScript = false
+        do {
+            try pool.writeWithoutTransaction { db in
+                guard db.isInsideTransaction else { return }
+                if commit { try db.commit() } else { try db.rollback() }
+            }
+        } catch {
+            if commit { try? pool.writeWithoutTransaction { db in if db.isInsideTransaction { try db.rollback() } } }
             throw translate(error)
         }
     }

@@ -16,6 +16,8 @@ public final class AppHost {
     public let config: Config
     /// The `--db` file, which overrides the config's `[data] path`.
     let databaseOverride: String?
+    /// The data store `start` opened (nil before).
+    public private(set) var data: (any HostDataManager)?
     /// The open sessions, in opening order (`scenes` lists them).
     public private(set) var sessions: [Session] = []
     /// Events reported at the app itself rather than inside a scene. The shell prints them
@@ -48,6 +50,7 @@ public final class AppHost {
         var report = StartReport(databaseWarning: nil, refusals: [])
         let data = DataManagers.make(
             location: databaseOverride ?? config.databaseLocation(), busyTimeout: config.busyTimeout, statementTimeout: config.statementTimeout)
+        self.data = data
         do {
             try data.open()
         } catch {

@@ -29,6 +29,8 @@ public final class Shell {
         public var noHistory = false
         /// Run the app in a worker process the shell watches and restarts (`--supervised`).
         public var supervised = false
+        /// Run the whole batch as one write transaction (`-1`, `--single-transaction`).
+        public var singleTransaction = false
         /// Where the interactive history is kept when `noHistory` is off; the local shell
         /// takes the config's, `connect` its own.
         var historyPath: String?
@@ -79,7 +81,34 @@ public final class Shell {
             host.app.features.feature(named: request.feature) != nil {
             _ = try? session.open(request, trace: nil)
         }
-        return drive(LocalBackend(session: session, watcher: watcher))
+        guard options.singleTransaction else { return drive(LocalBackend(session: session, watcher: watcher)) }
+        return driveInOneTransaction(LocalBackend(session: session, watcher: watcher), data: host.data)
+    }
+
+    /// `-1`: the batch inside one transaction of the data store, committed when every line
+    /// succeeded, rolled back whole at the first failure (whose line the error names).
+    private func driveInOneTransaction(_ backend: ShellBackend, data: (any HostDataManager)?) -> Int32 {
+        guard let data else {
+            printError("--single-transaction: there is no data store to run the script in", code: "database")
+            return ShellError.Status.failure.rawValue
+        }
+        do {
+            try data.beginScriptTransaction()
+        } catch {
+            printError("--single-transaction: \(error)", code: "database")
+            return ShellError.Status.failure.rawValue
+        }
+        let status = drive(backend)
+        do {
+            try data.endScriptTransaction(commit: status == 0)
+        } catch {
+            printError("--single-transaction: the script's commands succeeded but its transaction did not commit, so nothing was kept: \(error)", code: "database")
+            return ShellError.Status.failure.rawValue
+        }
+        if status != 0, let line = failedLine {
+            printError("--single-transaction: rolled back: nothing the script did before \(line) was kept", code: "database")
+        }
+        return status
     }
 
     /// The configuration in force (a bad one is printed as one line: nil), with the history
@@ -127,14 +156,28 @@ public final class Shell {
         return runBatch(backend, &lines, source: path)
     }
 
-    /// Runs lines as they come; stops at the first failure unless `--keep-going`.
+    /// Where the batch stopped, for `--single-transaction`'s last line: `line 50` of a file or
+    /// stdin, `-c 3` for the third command.
+    private var failedLine: String?
+
+    /// Runs lines as they come; stops at the first failure unless `--keep-going`. With
+    /// `--single-transaction` every error names its line, whatever the lines come from.
     private func runBatch<Lines: IteratorProtocol<String>>(_ backend: ShellBackend, _ lines: inout Lines, source: String? = nil) -> Int32 {
         var firstFailure: Int32?
         var number = 0
         while !quitRequested, let line = lines.next() {
             number += 1
             _ = printPushed(backend, atPrompt: false)
-            if let status = runOne(backend, line, location: source.map { "\($0):\(number): " } ?? "") {
+            let location: String
+            if let source {
+                location = "\(source):\(number): "
+            } else if options.singleTransaction {
+                location = options.commands.isEmpty ? "stdin:\(number): " : "-c \(number): "
+            } else {
+                location = ""
+            }
+            if let status = runOne(backend, line, location: location) {
+                failedLine = options.commands.isEmpty ? "line \(number)" : "-c \(number)"
                 if !options.keepGoing { return status }
                 firstFailure = firstFailure ?? status
             }

@@ -37,8 +37,20 @@ struct CoordshCommand: ParsableCommand {
     @Flag(name: .customLong("single-process"), help: "Run the plugins in this process, even at a terminal (a plugin's crash then ends the shell).")
     var singleProcess = false
 
+    @Flag(name: [.customShort("1"), .customLong("single-transaction")], help: "Run the -f file, the -c commands or piped stdin as one transaction: all or nothing, rolled back at the first failing line.")
+    var singleTransaction = false
+
     func validate() throws {
         if supervised, singleProcess { throw ValidationError("give either --supervised or --single-process, not both") }
+        if singleTransaction {
+            if session.keepGoing {
+                throw ValidationError("--single-transaction and --keep-going contradict each other: the first failure rolls the whole script back")
+            }
+            if supervised { throw ValidationError("--single-transaction runs the script in this process; leave out --supervised") }
+            if session.commands.isEmpty, session.scriptPath == nil, isatty(STDIN_FILENO) == 1 {
+                throw ValidationError("--single-transaction needs a script: -f FILE, -c COMMAND or commands on stdin")
+            }
+        }
     }
 
     func run() throws {
@@ -51,6 +63,7 @@ struct CoordshCommand: ParsableCommand {
         options.pluginDirectories = pluginDirectories
         options.databasePath = databasePath
         options.strictPlugins = strictPlugins
+        options.singleTransaction = singleTransaction
         let status = MainActor.assumeIsolated { Shell(options: options).run() }
         if status != 0 { throw ExitCode(status) }
     }
