@@ -176,7 +176,19 @@ struct ServeTests {
 
     /// A client on the protocol, for the tests that hold several at once.
     static func attach(_ server: Server) throws -> ServerConnection {
-        let connection = try ServerConnection(path: server.socket)
+        // The socket file appears at bind, a moment before the server listens: on a loaded
+        // machine a connect in between is refused. Retry that for a few seconds, nothing else.
+        var attempt = 0
+        var made: ServerConnection?
+        while made == nil {
+            do {
+                made = try ServerConnection(path: server.socket)
+            } catch where "\(error)".contains("Connection refused") && attempt < 50 {
+                attempt += 1
+                usleep(100_000)
+            }
+        }
+        guard let connection = made else { throw TestFailure("no connection") }
         try connection.write(.hello(version: WireProtocol.version, client: "ServeTests"))
         guard case .hello = try connection.receive() else { throw TestFailure("no hello") }
         return connection

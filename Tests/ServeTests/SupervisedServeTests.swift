@@ -173,8 +173,12 @@ struct SupervisedServeTests {
         let card = "payment pay 4242424242424242"
         var told: Set<Int> = []
         var killedMidPayment = 0
+        // At least 10 rounds; more (up to 30) until a kill has landed inside a payment: where
+        // the kill lands is timing, and a loaded machine can miss the payment ten times running.
         let rounds = 10
-        for round in 0..<rounds {
+        var round = 0
+        while round < rounds || (killedMidPayment == 0 && round < 3 * rounds) {
+            defer { round += 1 }
             #expect(try Self.sendAgain(client, "cart add \(1 + round % 7) \(1 + round % 3)").error == nil)
             #expect(try Self.sendAgain(client, "cart checkout").error == nil)
             let worker = try #require(Self.workerPID(of: server))
@@ -207,8 +211,8 @@ struct SupervisedServeTests {
             told.formUnion(paid)
         }
         #expect(killedMidPayment > 0, "no kill landed in a payment")
-        print("killed while a payment ran: \(killedMidPayment) of \(rounds)")
-        #expect(told.count == rounds, "one order per checkout: \(told.sorted())")
+        print("killed while a payment ran: \(killedMidPayment) of \(round)")
+        #expect(told.count == round, "one order per checkout: \(told.sorted())")
         let inherited = ProcessInfo.processInfo.environment
         var environment = ["HOME": server.folder]
         for key in ["PYENV_ROOT", "PYENV_VERSION", "PYTHONPATH"] { environment[key] = inherited[key] }
@@ -221,7 +225,7 @@ struct SupervisedServeTests {
                   q("SELECT count(*) FROM orders o WHERE total != (SELECT sum(unit_price * quantity) FROM order_lines l WHERE l.order_id = o.id) - discount"),
                   q("SELECT count(*) FROM orders WHERE id NOT IN (SELECT order_id FROM checkouts WHERE order_id IS NOT NULL)"))
             """, server.database], environment: environment)
-        #expect(checked.stdout == "ok \(rounds) 0 0 0\n", "integrity, orders, orders without one payment, orders not whole, orders without their checkout: \(checked.stdout)\(checked.stderr)")
+        #expect(checked.stdout == "ok \(round) 0 0 0\n", "integrity, orders, orders without one payment, orders not whole, orders without their checkout: \(checked.stdout)\(checked.stderr)")
         #expect(try server.stop() == 0)
     }
 }
