@@ -89,19 +89,15 @@ public final class SQLiteDataManager: DataManaging {
         let pool = try connection()
         do {
             return try pool.writeWithoutTransaction { db in
-                var result: T?
-                if inScript {
-                    try db.inSavepoint {
-                        result = try body(Connection(db))
-                        return .commit
-                    }
-                    return result!
-                }
-                try db.inTransaction(.immediate) {
-                    result = try body(Connection(db))
+                var result: Result<T, any Error>?
+                let work = { () -> Database.TransactionCompletion in
+                    result = .success(try body(Connection(db)))
                     return .commit
                 }
-                return result!
+                // Inside a --single-transaction script, a savepoint of the script's transaction.
+                if inScript { try db.inSavepoint(work) } else { try db.inTransaction(.immediate, work) }
+                guard let result else { throw CoordError.database("database \(location): the write did not run") }
+                return try result.get()
             }
         } catch {
             throw translate(error)
