@@ -49,8 +49,10 @@ let package = Package(
         .target(name: "CLineEdit", linkerSettings: [.linkedLibrary("edit")]),
         // Descriptor passing (SCM_RIGHTS) between a supervised front and its worker.
         .target(name: "CSocketPass"),
+        // Children that inherit only what they are given (posix_spawn's closefrom action).
+        .target(name: "CSpawn"),
         .target(name: "CoordRuntime", dependencies: [
-            sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"),
+            sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"), "CSpawn",
             "TOMLKit", .product(name: "Crypto", package: "swift-crypto"),
             // scrypt for the host's password hashing: the one BoringSSL in the process.
             .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -67,7 +69,7 @@ let package = Package(
         // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
         .target(name: "CoordProtocol"),
         .target(name: "CoordShell", dependencies: [
-            sdk, shop, "CoordRuntime", "CoordData", "CLineEdit", "CSocketPass", "CoordProtocol", .product(name: "CoordContract", package: "SDK"),
+            sdk, shop, "CoordRuntime", "CoordData", "CLineEdit", "CSocketPass", "CSpawn", "CoordProtocol", .product(name: "CoordContract", package: "SDK"),
         ]),
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [

@@ -1,3 +1,4 @@
+import CSpawn
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -38,6 +39,9 @@ final class ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
         if let descriptor { posix_spawn_file_actions_adddup2(&actions, descriptor.fd, descriptor.as) }
+        // Only what is given crosses: not the other children's pipes, not a server's sockets or
+        // a worker's control socket that were opened without close-on-exec.
+        coordsh_spawn_close_from(&actions, max(3, (descriptor?.as ?? 2) + 1))
 
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }

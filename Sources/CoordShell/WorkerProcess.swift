@@ -1,4 +1,5 @@
 import CSocketPass
+import CSpawn
 import CoordProtocol
 import CoordRuntime
 import Foundation
@@ -51,6 +52,9 @@ package final class WorkerProcess {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
+        // Nothing else crosses: not a server's listening or accepted sockets (SwiftNIO opens
+        // them without close-on-exec), which would outlive a killed front in its worker.
+        coordsh_spawn_close_from(&actions, 4)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -136,6 +136,51 @@ struct SupervisedServeTests {
         #expect(try server.stop() == 0)
     }
 
+    @Test("the worker holds none of the front's sockets: a killed server accepts nothing while its worker lingers, and a client's connection is the front's alone")
+    func workerInheritsNoSockets() throws {
+        let server = try Self.serverWithCrasher()
+        let client = try ServeTests.attach(server)
+        // A worker started while a client is connected (a restart) is where an accepted socket
+        // could leak into it.
+        kill(try #require(Self.workerPID(of: server)), SIGKILL)
+        _ = try Self.notes(client, until: "your scene was restored", server: server)
+        let worker = try #require(Self.workerPID(of: server))
+        let front = server.process.processIdentifier
+        let shared = Self.socketInodes(of: front).intersection(Self.socketInodes(of: worker))
+        #expect(!Self.socketInodes(of: front).isEmpty)
+        #expect(shared.isEmpty, "the worker (pid \(worker)) holds the front's sockets \(shared)")
+        // The worker stopped (it cannot notice its front's end and leave), the front killed: the
+        // socket left behind must refuse, not take a connection nobody will ever answer.
+        kill(worker, SIGSTOP)
+        defer { kill(worker, SIGKILL); kill(worker, SIGCONT) }
+        kill(front, SIGKILL)
+        server.process.waitUntilExit()
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in server.socket.utf8.prefix(bytes.count - 1).enumerated() { bytes[index] = byte }
+        }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(probe) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        let reason = errno
+        #expect(connected == -1 && reason == ECONNREFUSED, "a connect to the killed server's socket: \(connected), errno \(reason)")
+    }
+
+    /// The inodes of the sockets `pid` holds open, from /proc/PID/fd.
+    static func socketInodes(of pid: pid_t) -> Set<String> {
+        let folder = "/proc/\(pid)/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return Set(entries.compactMap { entry in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + entry),
+                target.hasPrefix("socket:")
+            else { return nil }
+            return target
+        })
+    }
+
     /// The pid of the server's worker: its child process (read from /proc, which needs no
     /// tool the machine may lack).
     static func workerPID(of server: Server) -> pid_t? {
