@@ -180,17 +180,25 @@ final class Connection: SQLDatabase {
         }
     }
 
+    /// Steps the statement once, reading each row's values straight into an `SQLRow` (the
+    /// column names read once per query): no GRDB `Row` copied and converted in between.
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
         let statement = try db.cachedStatement(sql: sql)
-        return try Row.fetchAll(statement, arguments: StatementArguments(arguments.map { $0.databaseValue })).map { row in
-            SQLRow(columns: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init))
+        let columns = statement.columnNames
+        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments.map { $0.databaseValue }))
+        var rows: [SQLRow] = []
+        while let row = try cursor.next() {
+            rows.append(SQLRow(columns: columns, values: row.databaseValues.map(SQLValue.init)))
         }
+        return rows
     }
 
-    /// No `;` except at the end: SQL text the statement cache can hold.
+    /// No `;` except at the end: SQL text the statement cache can hold. Looked at as UTF-8
+    /// bytes: as Characters, this scan was 5 % of a batch script (grapheme breaking).
     static func isSingleStatement(_ sql: String) -> Bool {
-        guard let semicolon = sql.firstIndex(of: ";") else { return true }
-        return sql[sql.index(after: semicolon)...].allSatisfy(\.isWhitespace)
+        let bytes = sql.utf8
+        guard let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) else { return true }
+        return bytes[bytes.index(after: semicolon)...].allSatisfy { $0 == 0x20 || (0x09...0x0D).contains($0) }
     }
 
     var lastInsertedRowID: Int64 { db.lastInsertedRowID }
