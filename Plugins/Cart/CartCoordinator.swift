@@ -15,26 +15,35 @@ final class CartCoordinator: Coordinator {
             CartMessage.self, needs: [.checkout: [Services.accounts.key, Services.user.key]],
             whileWaiting: [.checkout: { [unowned self] message, missing in try checkoutWaits(message, missing) }]
         ) { [unowned self] message, original in
+            // The cart as the command left it, for the page it shows (read once per command).
+            let cart: CartSummary
             switch message {
             case .add(let productID, let quantity):
                 let id = try productID ?? productShown(by: original)
-                try carts("cart add").add(id, quantity: quantity ?? 1, for: owner, mergingGuest: guest)
+                cart = try carts("cart add").add(id, quantity: quantity ?? 1, for: owner, mergingGuest: guest)
             case .remove(let productID):
-                try carts("cart remove").remove(productID, for: owner, mergingGuest: guest)
+                cart = try carts("cart remove").remove(productID, for: owner, mergingGuest: guest)
             case .set(let productID, let quantity):
-                try carts("cart set").set(productID, quantity: quantity, for: owner, mergingGuest: guest)
+                cart = try carts("cart set").set(productID, quantity: quantity, for: owner, mergingGuest: guest)
             case .show:
-                _ = try carts("cart show").summary(for: owner, mergingGuest: guest)  // fails the command if it cannot be read
+                cart = try carts("cart show").summary(for: owner, mergingGuest: guest)  // fails the command if it cannot be read
             case .offer(let code):
-                let offer = try carts("cart offer").apply(offer: code, for: owner, mergingGuest: guest)
-                report(.note("promo code \(offer.code) applied: \(offer.summary)"))
+                let applied = try carts("cart offer").apply(offer: code, for: owner, mergingGuest: guest)
+                report(.note("promo code \(applied.offer.code) applied: \(applied.offer.summary)"))
+                cart = applied.cart
             case .checkout:
                 try checkout()
                 return .handled
             }
-            try show(CartPage.cart)
+            try show(CartPage.cart, with: cart)
             return .handled
         }
+    }
+
+    /// Shows `page` (a new view, or the one on top refreshed), rendered from `cart` instead of
+    /// reading the cart again.
+    private func show(_ page: CartPage, with cart: CartSummary) throws {
+        (try show(page) as? CartView)?.render(from: cart)
     }
 
     /// Checkout runs once someone is logged in (declared as a need, so it waits until then).
@@ -44,11 +53,12 @@ final class CartCoordinator: Coordinator {
             throw CoordError.failed("cart checkout: nobody is logged in; 'account login EMAIL' first")
         }
         let carts = try carts("cart checkout")
-        guard try !carts.summary(for: .user(user.id), mergingGuest: guest).isEmpty else {
+        let cart = try carts.summary(for: .user(user.id), mergingGuest: guest)
+        guard !cart.isEmpty else {
             throw CoordError.failed("cart checkout: the cart is empty; 'cart add PRODUCT_ID' first")
         }
         let checkout = try carts.beginCheckout(for: user.id)
-        try show(CartPage.checkout(key: checkout.key))
+        try show(CartPage.checkout(key: checkout.key), with: cart)
     }
 
     /// Whose cart the commands act on: the logged-in user's, else the scene's guest cart.

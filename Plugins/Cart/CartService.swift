@@ -139,10 +139,14 @@ final class CartService: CartManaging {
 
     // MARK: Changing a cart
 
-    func add(_ productID: Int, quantity: Int, for owner: CartOwner, mergingGuest guest: CartOwner?) throws {
+    // Each change returns the cart as it left it, priced in the same transaction: the page
+    // the command shows is rendered from it instead of reading the cart again (one read
+    // transaction fewer per command; BENCHMARKS.md, batch).
+
+    func add(_ productID: Int, quantity: Int, for owner: CartOwner, mergingGuest guest: CartOwner?) throws -> CartSummary {
         try Self.check(quantity: quantity, context: "cart add")
         let content = try content("cart add")
-        try store.data().write { db in
+        return try store.data().write { db in
             guard try content.product(id: productID, in: db) != nil else {
                 throw CoordError.failed("cart add: there is no product \(productID); 'content list' shows the catalog")
             }
@@ -152,35 +156,39 @@ final class CartService: CartManaging {
                 throw CoordError.failed("cart add: at most \(Self.maximumQuantity) of product \(productID) per cart (the cart has \(current))")
             }
             try upsert(owner, productID, current + quantity, db)
+            return try price(owner, db)
         }
     }
 
-    func set(_ productID: Int, quantity: Int, for owner: CartOwner, mergingGuest guest: CartOwner?) throws {
+    func set(_ productID: Int, quantity: Int, for owner: CartOwner, mergingGuest guest: CartOwner?) throws -> CartSummary {
         try Self.check(quantity: quantity, context: "cart set")
-        try store.data().write { db in
+        return try store.data().write { db in
             try prepare(owner, merging: guest, db)
             guard try db.int("SELECT quantity FROM cart_lines WHERE owner = ? AND product_id = ?", [SQLValue(owner.description), SQLValue(productID)]) != nil else {
                 throw CoordError.failed("cart set: product \(productID) is not in the cart; use 'cart add \(productID) \(quantity)'")
             }
             try upsert(owner, productID, quantity, db)
+            return try price(owner, db)
         }
     }
 
-    func remove(_ productID: Int, for owner: CartOwner, mergingGuest guest: CartOwner?) throws {
+    func remove(_ productID: Int, for owner: CartOwner, mergingGuest guest: CartOwner?) throws -> CartSummary {
         try store.data().write { db in
             try prepare(owner, merging: guest, db)
             try db.execute("DELETE FROM cart_lines WHERE owner = ? AND product_id = ?", [SQLValue(owner.description), SQLValue(productID)])
             guard db.changes == 1 else { throw CoordError.failed("cart remove: product \(productID) is not in the cart") }
+            return try price(owner, db)
         }
     }
 
-    func apply(offer code: String, for owner: CartOwner, mergingGuest guest: CartOwner?) throws -> Offer {
+    func apply(offer code: String, for owner: CartOwner, mergingGuest guest: CartOwner?) throws -> (offer: Offer, cart: CartSummary) {
         let offer = try offer(code)
-        try store.data().write { db in
+        let cart = try store.data().write { db in
             try prepare(owner, merging: guest, db)
             try db.execute("UPDATE carts SET offer_code = ?, updated_at = ? WHERE owner = ?", [SQLValue(offer.code), .now, SQLValue(owner.description)])
+            return try price(owner, db)
         }
-        return offer
+        return (offer, cart)
     }
 
     private static func check(quantity: Int, context: String) throws {

@@ -2,16 +2,24 @@ import CoordSDK
 import CoordShop
 
 /// Shows the cart, the checkout summary or a promo code's offer. The cart is read when the
-/// page is rendered, so it is always the stored one (after a merge at login, too).
+/// page is rendered, so it is always the stored one (after a merge at login, too) — except
+/// right after the command that showed it, which hands over the cart as it left it.
 final class CartView: PageView {
     let offer: CartService.Offer?
+    /// The cart the showing command computed, and the scene's display count just after that
+    /// showing: only the rendering of that very showing uses it, never one after another page
+    /// was shown.
+    private var computed: (cart: CartSummary, shown: Int?)?
 
     init(page: CartPage, offer: CartService.Offer?) {
         self.offer = offer
         super.init(page: page)
     }
 
-
+    /// The next rendering, if it is of this showing, shows `cart` without reading it again.
+    func render(from cart: CartSummary) {
+        computed = (cart, scene?.displayCount)
+    }
 
     override func render() -> Rendering {
         switch page as? CartPage {
@@ -40,6 +48,10 @@ final class CartView: PageView {
     private var readError: String?
 
     private func summary() -> CartSummary? {
+        if let computed {
+            self.computed = nil
+            if computed.shown == scene?.displayCount { return computed.cart }
+        }
         do {
             guard let carts = dependencies?[Services.carts] else {
                 readError = "no loaded plugin provides 'carts'"
