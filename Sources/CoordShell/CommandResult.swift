@@ -7,8 +7,10 @@ import CoordSDK
 public struct CommandResult {
     /// Lines for stdout in text mode.
     public var lines: [String]
-    /// The document `--json` prints: a dictionary of JSON-compatible Foundation values.
+    /// The `--json` document's keys other than `page`: JSON-compatible Foundation values.
     public var json: [String: Any]
+    /// The page the command showed, rendered once; nil when it showed none.
+    public private(set) var page: ShownPage?
     /// Set by `quit`.
     public var quit = false
 
@@ -17,22 +19,40 @@ public struct CommandResult {
         self.json = json
     }
 
-    /// Adds the page `view` shows, as text and as the `page` document. The view renders once:
+    /// Adds the page `view` shows, as text and for the `page` document. The view renders once:
     /// rendering may read the database (the cart prices its lines).
     @MainActor mutating func show(_ view: PageView) {
-        let rendering = view.render()
-        lines += Self.lines(of: rendering)
-        var page: [String: Any] = [
-            "route": view.page.route.description, "url": view.page.route.url,
-            "title": rendering.title, "lines": rendering.lines,
-        ]
-        if !rendering.fields.isEmpty { page["fields"] = rendering.fields }
-        json["page"] = page
+        let shown = ShownPage(route: view.page.route, rendering: view.render())
+        lines += Self.lines(of: shown.rendering)
+        page = shown
+    }
+
+    /// The `--json` document (without `ok`): built only when something asks for it — a script
+    /// run as text never does.
+    public var document: [String: Any] {
+        var document = json
+        if let page { document["page"] = page.document }
+        return document
     }
 
     /// A rendering as the shell prints it: the title as a heading, then the body.
     static func lines(of rendering: Rendering) -> [String] {
         ["── \(rendering.title) ──"] + rendering.lines
+    }
+}
+
+/// A page a command showed: where it is and what it rendered.
+public struct ShownPage {
+    public let route: RouteRequest
+    public let rendering: Rendering
+
+    /// The `page` object of the `--json` document.
+    var document: [String: Any] {
+        var page: [String: Any] = [
+            "route": route.description, "url": route.url, "title": rendering.title, "lines": rendering.lines,
+        ]
+        if !rendering.fields.isEmpty { page["fields"] = rendering.fields }
+        return page
     }
 }
 

@@ -43,8 +43,8 @@ public struct Reply {
         if let error {
             return ["ok": false, "error": ["code": error.code, "message": error.message]]
         }
-        guard !(result.lines.isEmpty && result.json.isEmpty && notices.isEmpty) else { return nil }
-        var document = result.json
+        guard !(result.lines.isEmpty && result.json.isEmpty && result.page == nil && notices.isEmpty) else { return nil }
+        var document = result.document
         document["ok"] = true
         if !notices.isEmpty { document["events"] = notices.map(\.text) }
         return document

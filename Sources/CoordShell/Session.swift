@@ -70,7 +70,7 @@ public final class Session {
                 var result = try builtin.run(self, rest)
                 // A builtin that changed the page (`plugins load` resuming a waiting checkout)
                 // shows it, as a message would.
-                if scene.displayCount != before, result.json["page"] == nil, let view = currentView {
+                if scene.displayCount != before, result.page == nil, let view = currentView {
                     result.show(view)
                 }
                 return result
@@ -201,7 +201,7 @@ public final class Session {
     func open(_ request: RouteRequest, trace: DispatchTrace?) throws -> CommandResult {
         let message = Message(AppCoordinator.globalDisplay, Arguments([("page", .route(request))]), from: currentView ?? scene)
         var result = try send(message, from: currentView ?? scene, trace: trace)
-        if result.json["page"] == nil, let view = currentView {
+        if result.page == nil, let view = currentView {
             result.show(view)
         }
         return result
