@@ -59,12 +59,16 @@ let package = Package(
         ],
         // The built-in defaults: config/coordsh.toml itself (a symlink), compiled in.
         resources: [.embedInCode("coordsh.toml")]),
-        // The data managers: the one image that links GRDB (SQLite) and libpq (PostgreSQL).
+        // The data managers: the one image that links GRDB (SQLite) and loads libpq (PostgreSQL).
         // Plugins reach the data only through the SDK's DataManaging, so no client library's
         // type ever crosses the dlopen boundary.
-        // libpq (the system's libpq-dev), for the PostgreSQL data manager.
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ"]),
+        // libpq's declarations (the system's libpq-dev), for the PostgreSQL data manager;
+        // CLibPQLoader dlopens libpq when a PostgreSQL database is first opened, so that a
+        // SQLite shell never maps it and the libraries it needs. (No pkgConfig: that would link
+        // libpq into every image that imports it.)
+        .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
+        .target(name: "CLibPQLoader", dependencies: ["CLibPQ"]),
+        .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader"]),
         // The client protocol of `coordsh serve` (PROTOCOL.md): frames and messages, nothing
         // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
         .target(name: "CoordProtocol"),
@@ -105,7 +109,9 @@ let package = Package(
                 sdk, shop, "CoordShell", "CoordRuntime", "CoordProtocol", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
-            path: "Benchmarks/CoordBench", exclude: ["fixtures"]),
+            path: "Benchmarks/CoordBench", exclude: ["fixtures"],
+            // The plain libpq loop (the PostgreSQL baseline) calls libpq directly.
+            linkerSettings: [.linkedLibrary("pq")]),
         .executableTarget(name: "TrivialExecutable", path: "Benchmarks/Trivial"),
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
         .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "TestSupport"]),

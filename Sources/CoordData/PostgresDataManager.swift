@@ -1,4 +1,5 @@
 import CLibPQ
+import CLibPQLoader
 import CoordRuntime
 import CoordSDK
 import Foundation
@@ -32,7 +33,7 @@ public final class PostgresDataManager: DataManaging {
     }
 
     isolated deinit {
-        if let connection { PQfinish(connection) }
+        if let connection { coordsh_PQfinish(connection) }
     }
 
     /// Connects now, so that the shell can warn at start-up; the error it throws is the one
@@ -44,24 +45,30 @@ public final class PostgresDataManager: DataManaging {
     // MARK: Connection
 
     private func connected() throws(CoordError) -> PostgresConnection {
-        if let connection, PQstatus(connection) == CONNECTION_OK {
+        if let connection, coordsh_PQstatus(connection) == CONNECTION_OK {
             return PostgresConnection(connection, location: server.display, statements: statements)
         }
         if let connection {
-            PQfinish(connection)
+            coordsh_PQfinish(connection)
             self.connection = nil
         }
-        guard let fresh = PQconnectdb(server.connectionString) else {
+        // libpq is loaded here, the first time a PostgreSQL database is opened: a SQLite
+        // shell never maps it (CLibPQLoader).
+        var loadError = [CChar](repeating: 0, count: 320)
+        guard coordsh_libpq_load(&loadError, loadError.count) == 0 else {
+            throw .database("database \(server.display): \(String(decoding: loadError.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        }
+        guard let fresh = coordsh_PQconnectdb(server.connectionString) else {
             throw .database("database \(server.display): cannot connect: out of memory")
         }
-        guard PQstatus(fresh) == CONNECTION_OK else {
-            let reason = PostgresConnection.oneLine(PQerrorMessage(fresh).map { String(cString: $0) } ?? "")
-            PQfinish(fresh)
+        guard coordsh_PQstatus(fresh) == CONNECTION_OK else {
+            let reason = PostgresConnection.oneLine(coordsh_PQerrorMessage(fresh).map { String(cString: $0) } ?? "")
+            coordsh_PQfinish(fresh)
             throw .database("database \(server.display): cannot connect: \(reason)")
         }
         // libpq prints the server's notices (a warning that it is shutting down) on stderr,
         // which would break the one-line rule; the error that follows says what matters.
-        PQsetNoticeProcessor(fresh, { _, _ in }, nil)
+        coordsh_PQsetNoticeProcessor(fresh, { _, _ in }, nil)
         connection = fresh
         let session = PostgresConnection(fresh, location: server.display, statements: statements)
         // Warnings (a NOTICE for IF NOT EXISTS) are not the user's business.
@@ -78,7 +85,7 @@ public final class PostgresDataManager: DataManaging {
     /// in flight was rolled back by the server, and a new connection may try again.
     private var isBroken: Bool {
         guard let connection else { return true }
-        return PQstatus(connection) != CONNECTION_OK
+        return coordsh_PQstatus(connection) != CONNECTION_OK
     }
 
     // MARK: DataManaging
@@ -257,7 +264,7 @@ final class PostgresConnection: SQLDatabase {
     }
 
     func rollback() {
-        PQclear(PQexec(connection, "ROLLBACK"))
+        coordsh_PQclear(coordsh_PQexec(connection, "ROLLBACK"))
     }
 
     /// Runs one statement and returns its rows (none for a command).
@@ -272,25 +279,25 @@ final class PostgresConnection: SQLDatabase {
             throw Failure(state: "22021", message: "a text value holds a NUL character, which PostgreSQL cannot store")
         }
         let result = Self.withParameters(arguments) { types, values, lengths, formats in
-            PQexecParams(connection, statement.sql, Int32(arguments.count), types, values, lengths, formats, 0)
+            coordsh_PQexecParams(connection, statement.sql, Int32(arguments.count), types, values, lengths, formats, 0)
         }
-        defer { PQclear(result) }
+        defer { coordsh_PQclear(result) }
         guard let result else { throw Failure(state: "", message: Self.oneLine(errorText)) }
-        switch PQresultStatus(result) {
+        switch coordsh_PQresultStatus(result) {
         case PGRES_COMMAND_OK:
-            changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+            changes = Int(String(cString: coordsh_PQcmdTuples(result))) ?? 0
             return []
         case PGRES_TUPLES_OK:
-            changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+            changes = Int(String(cString: coordsh_PQcmdTuples(result))) ?? 0
             return Self.rows(of: result)
         default:
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
-            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            let state = coordsh_PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            let primary = coordsh_PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
             throw Failure(state: state, message: Self.oneLine(primary ?? errorText))
         }
     }
 
-    private var errorText: String { PQerrorMessage(connection).map { String(cString: $0) } ?? "no answer" }
+    private var errorText: String { coordsh_PQerrorMessage(connection).map { String(cString: $0) } ?? "no answer" }
 
     /// The values as libpq takes them: integers and reals as text with their type (so that the
     /// server compares them as numbers), text untyped (the server infers it from the column),
@@ -336,20 +343,20 @@ final class PostgresConnection: SQLDatabase {
     /// whole number, as `sum()` gives, is an integer), booleans as 0/1, `bytea` as a blob,
     /// everything else as text.
     private static func rows(of result: OpaquePointer) -> [SQLRow] {
-        let rowCount = PQntuples(result), columnCount = PQnfields(result)
-        let columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
-        let types = (0..<columnCount).map { PQftype(result, $0) }
+        let rowCount = coordsh_PQntuples(result), columnCount = coordsh_PQnfields(result)
+        let columns = (0..<columnCount).map { String(cString: coordsh_PQfname(result, $0)) }
+        let types = (0..<columnCount).map { coordsh_PQftype(result, $0) }
         var rows: [SQLRow] = []
         rows.reserveCapacity(Int(rowCount))
         for row in 0..<rowCount {
             var values: [SQLValue] = []
             values.reserveCapacity(Int(columnCount))
             for column in 0..<columnCount {
-                if PQgetisnull(result, row, column) != 0 {
+                if coordsh_PQgetisnull(result, row, column) != 0 {
                     values.append(.null)
                     continue
                 }
-                let text = String(cString: PQgetvalue(result, row, column))
+                let text = String(cString: coordsh_PQgetvalue(result, row, column))
                 switch types[Int(column)] {
                 case 20, 21, 23, 26:  // int8, int2, int4, oid
                     values.append(Int64(text).map(SQLValue.integer) ?? .text(text))
