@@ -182,14 +182,16 @@ public final class Session {
         return try send(message, from: message.sender ?? scene, trace: trace)
     }
 
-    func send(_ message: Message, from sender: Responder, trace: DispatchTrace?) throws -> CommandResult {
+    /// `rendering: false` navigates without rendering the page (which may read the database):
+    /// for a page nobody is shown, the home page of a script.
+    func send(_ message: Message, from sender: Responder, trace: DispatchTrace?, rendering: Bool = true) throws -> CommandResult {
         let before = scene.displayCount
         let outcome = try trace.map { try sender.send(message, trace: $0) } ?? sender.send(message)
         var result = CommandResult(json: ["message": message.name.string, "outcome": outcome == .handled ? "handled" : "queued"])
         if outcome == .queued, !pendingEvents.contains(where: { if case .queued = $0 { true } else { false } }) {
             result.lines.append("\(message.name) is queued; see 'queue'")
         }
-        if let view = currentView, scene.displayCount != before {
+        if rendering, let view = currentView, scene.displayCount != before {
             result.show(view)
         }
         return result
@@ -198,10 +200,10 @@ public final class Session {
     // MARK: Pages
 
     /// Opens `request` by sending `globalDisplay` from the current page, as a page view would.
-    func open(_ request: RouteRequest, trace: DispatchTrace?) throws -> CommandResult {
+    func open(_ request: RouteRequest, trace: DispatchTrace?, rendering: Bool = true) throws -> CommandResult {
         let message = Message(AppCoordinator.globalDisplay, Arguments([("page", .route(request))]), from: currentView ?? scene)
-        var result = try send(message, from: currentView ?? scene, trace: trace)
-        if result.page == nil, let view = currentView {
+        var result = try send(message, from: currentView ?? scene, trace: trace, rendering: rendering)
+        if rendering, result.page == nil, let view = currentView {
             result.show(view)
         }
         return result

@@ -79,7 +79,9 @@ public final class Shell {
         }
         if options.openURL == nil, let home = config.home, let request = try? RouteRequest.parse(home),
             host.app.features.feature(named: request.feature) != nil {
-            _ = try? session.open(request, trace: nil)
+            // Rendered only where it is shown (the interactive start prints it itself): a
+            // script's home page is a place to start from, not output.
+            _ = try? session.open(request, trace: nil, rendering: false)
         }
         guard options.singleTransaction else { return drive(LocalBackend(session: session, watcher: watcher)) }
         return driveInOneTransaction(LocalBackend(session: session, watcher: watcher), data: host.data)
