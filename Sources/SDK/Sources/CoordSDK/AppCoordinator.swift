@@ -83,13 +83,38 @@ public final class AppCoordinator: Coordinator {
         rebuildDependencies()
     }
 
+    /// Registers a plugin's features from their manifests, without loading it (see
+    /// `FeatureRegistry.register(manifests:origin:load:)`); the services they provide fill
+    /// their slots with placeholders that load the plugin when read.
+    public func register(
+        manifests: [FeatureManifest], origin: PluginOrigin?, load: @escaping @MainActor () throws(CoordError) -> Void
+    ) throws(CoordError) {
+        try features.register(manifests: manifests, origin: origin, load: load)
+        rebuildDependencies()
+    }
+
+    /// Puts a just-loaded plugin's live definitions in place of its manifests, and rebuilds
+    /// the dependencies so that its real services replace the placeholders.
+    public func fulfil(_ definitions: [FeatureDefinition], origin: PluginOrigin?) throws(CoordError) {
+        try features.fulfil(definitions, origin: origin)
+        rebuildDependencies()
+    }
+
     /// The dependency keys some registered feature needs but neither the host nor any feature
     /// provides.
     public func unmetNeeds(of definitions: [FeatureDefinition]) -> [DependencyKey] {
-        var available = DependencySet(hostServices.map(\.key))
-        for feature in features.features { for p in feature.definition.provides { available.insert(p.key) } }
-        for definition in definitions { for p in definition.provides { available.insert(p.key) } }
-        return definitions.flatMap(\.needs).filter { !available.contains($0) }
+        unmetNeeds(definitions.flatMap(\.needs), provided: definitions.flatMap { $0.provides.map(\.key) })
+    }
+
+    /// The same for features registered from manifests.
+    public func unmetNeeds(of manifests: [FeatureManifest]) -> [DependencyKey] {
+        unmetNeeds(manifests.flatMap(\.needs).map(DependencyKey.init), provided: manifests.flatMap(\.provides).map(DependencyKey.init))
+    }
+
+    private func unmetNeeds(_ needs: [DependencyKey], provided: [DependencyKey]) -> [DependencyKey] {
+        var available = DependencySet(hostServices.map(\.key) + provided)
+        for feature in features.features { for key in feature.providedKeys { available.insert(key) } }
+        return needs.filter { !available.contains($0) }
     }
 
     // MARK: Dependencies
@@ -112,12 +137,38 @@ public final class AppCoordinator: Coordinator {
         // value, so that a feature registered before another still sees its services.
         for _ in 0..<2 {
             for feature in features.features {
+                guard feature.isLoaded else {
+                    for key in feature.providedKeys { value.set(key, deferredService(key, of: feature), provider: feature.name) }
+                    continue
+                }
                 for provision in feature.definition.provides {
                     value.set(provision.key, provision.make(value), provider: feature.name)
                 }
             }
         }
         dependencies = value
+    }
+
+    /// A slot of a feature that is only registered: reading it loads the plugin, then reads the
+    /// slot the rebuilt dependencies hold. A plugin that cannot be loaded leaves the slot
+    /// empty (the reader fails in its own words) and says why in one line.
+    private func deferredService(_ key: DependencyKey, of feature: Feature) -> DeferredService {
+        DeferredService { [weak self, weak feature] in
+            guard let self, let feature else { return nil }
+            do throws(CoordError) {
+                try feature.load()
+            } catch {
+                eventSink(.note("plugin \(feature.origin?.name ?? feature.name) could not be loaded: \(error.message)"))
+                return nil
+            }
+            let service = dependencies?.stored(key)
+            return service is DeferredService ? nil : service
+        }
+    }
+
+    /// Loads `feature`'s plugin if it is only registered, for a message or page of it.
+    public func load(_ feature: Feature) throws(CoordError) {
+        try feature.load()
     }
 
     // MARK: Routing
@@ -156,6 +207,7 @@ public final class AppCoordinator: Coordinator {
             trace?.record(self, .unhandled)
             throw error
         }
+        try feature.load()
         let target = scene.coordinator(for: feature)
         trace?.record(self, .routed(to: target.chainDescription))
         return try target.deliver(message, handledBelow: handledBelow, trace: trace)

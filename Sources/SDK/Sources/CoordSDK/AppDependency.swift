@@ -92,7 +92,12 @@ public struct AppDependency {
 
     /// Reads or fills a typed slot. Setting nil empties it.
     public subscript<Service>(key: ServiceKey<Service>) -> Service? {
-        get { services[key.key.id] as? Service }
+        get {
+            let stored = services[key.key.id]
+            if let service = stored as? Service, !(service is DeferredService) { return service }
+            if let deferred = stored as? DeferredService { return deferred.service() as? Service }
+            return nil
+        }
         set { set(key.key, newValue, provider: nil) }
     }
 
@@ -111,7 +116,18 @@ public struct AppDependency {
     }
 
     /// The untyped service in a slot.
-    public func service(_ key: DependencyKey) -> Any? { services[key.id] }
+    public func service(_ key: DependencyKey) -> Any? {
+        let stored = services[key.id]
+        if let deferred = stored as? DeferredService { return deferred.service() }
+        return stored
+    }
+
+    /// The slot as stored: a placeholder of a feature not loaded is returned as is.
+    func stored(_ key: DependencyKey) -> Any? { services[key.id] }
+
+    /// False when the slot is filled by a feature whose plugin is not loaded yet (reading it
+    /// would load the plugin).
+    public func isLoaded(_ key: DependencyKey) -> Bool { !(services[key.id] is DeferredService) }
 
     /// Who provided a slot (`host`, or a plugin's name).
     public func provider(of key: DependencyKey) -> String? { providers[key.id] }
@@ -121,7 +137,9 @@ public struct AppDependency {
     /// One entry per filled slot, sorted by name: what `deps` shows.
     public var entries: [(key: String, provider: String, type: String)] {
         keys.map { key in
-            (key.name, providers[key.id] ?? "?", String(describing: type(of: services[key.id]!)))
+            let service = services[key.id]
+            let type = service is DeferredService ? "not loaded yet" : service.map { String(describing: Swift.type(of: $0)) } ?? "?"
+            return (key.name, providers[key.id] ?? "?", type)
         }.sorted { $0.key < $1.key }
     }
 }

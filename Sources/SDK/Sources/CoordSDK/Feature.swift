@@ -30,6 +30,11 @@ public struct ServiceProvision: Sendable {
         self.key = key.key
         self.make = { make($0).map { $0 as Any } }
     }
+
+    init(untyped key: DependencyKey, make: @escaping @MainActor @Sendable (AppDependency) -> Any?) {
+        self.key = key
+        self.make = make
+    }
 }
 
 /// Everything a plugin tells the app about one feature: its name and message prefix, its
@@ -73,23 +78,80 @@ public struct FeatureDefinition: Sendable {
 }
 
 /// A registered feature: the definition plus where it came from and its routing slot.
+///
+/// A feature registered from its manifest (`FeatureRegistry.register(manifests:…)`) is
+/// listed, completed and checked like any other, but its plugin is not loaded yet: its
+/// definition holds the manifest's pages and messages and placeholder services. `load()`
+/// loads the plugin — the first time a coordinator, a page or a service of the feature is
+/// needed — and the registry puts the live definition in its place.
 @MainActor
 public final class Feature {
-    public let definition: FeatureDefinition
+    public private(set) var definition: FeatureDefinition
     public let prefix: FeaturePrefix
     /// The plugin that registered it (name, version, file), or nil for one registered in code.
-    public let origin: PluginOrigin?
+    public private(set) var origin: PluginOrigin?
 
     /// The declared messages by interned name, for the check at the feature's door.
-    private let specs: [Int32: MessageSpec]
+    private var specs: [Int32: MessageSpec]
+    /// While only registered: its pages from the manifest, and what loads its plugin.
+    private var manifestPages: [PageCase]?
+    private var loader: (@MainActor () throws(CoordError) -> Void)?
+    /// Set while `load()` runs, so that a plugin that reads its own service while registering
+    /// does not load itself again.
+    private var loading = false
 
     init(_ definition: FeatureDefinition, origin: PluginOrigin?) {
         self.definition = definition
         self.prefix = FeaturePrefix(definition.prefix)
         self.origin = origin
+        self.specs = Self.specs(definition)
+        self.providedKeys = definition.provides.map(\.key)
+    }
+
+    /// A feature registered from `manifest`; `load` loads its plugin (and, through the
+    /// registry, replaces this definition with the live one).
+    init(manifest: FeatureManifest, origin: PluginOrigin?, load: @escaping @MainActor () throws(CoordError) -> Void) {
+        let definition = FeatureDefinition(
+            name: manifest.name, prefix: manifest.prefix, summary: manifest.summary, pages: UnloadedPage.self,
+            messages: manifest.messageSpecs, needs: manifest.needs.map(DependencyKey.init), provides: [],
+            coordinator: { Coordinator(identifier: manifest.name) })
+        self.definition = definition
+        self.prefix = FeaturePrefix(manifest.prefix)
+        self.origin = origin
+        self.specs = Self.specs(definition)
+        self.providedKeys = manifest.provides.map(DependencyKey.init)
+        self.manifestPages = manifest.pageCases
+        self.loader = load
+    }
+
+    private static func specs(_ definition: FeatureDefinition) -> [Int32: MessageSpec] {
         var specs: [Int32: MessageSpec] = [:]
         for spec in definition.messages { specs[definition.messageName(spec.verb).id] = spec }
-        self.specs = specs
+        return specs
+    }
+
+    /// False while the feature is only registered (from the plugin registry cache) and its
+    /// plugin not loaded.
+    public var isLoaded: Bool { loader == nil }
+
+    /// Loads the feature's plugin if it is only registered; a no-op once it is loaded. Throws
+    /// the one-line reason when the plugin cannot be loaded now (its file gone or changed
+    /// into something refused): the command that needed it fails, the app goes on.
+    public func load() throws(CoordError) {
+        guard let loader, !loading else { return }
+        loading = true
+        defer { loading = false }
+        try loader()
+    }
+
+    /// Puts the live definition in place of the manifest's (called by the registry).
+    func fulfil(_ live: FeatureDefinition, origin: PluginOrigin?) {
+        definition = live
+        self.origin = origin
+        specs = Self.specs(live)
+        providedKeys = live.provides.map(\.key)
+        manifestPages = nil
+        loader = nil
     }
 
     /// Checks a message routed to this feature against the feature's declaration: every
@@ -110,9 +172,29 @@ public final class Feature {
     }
 
     public var name: String { definition.name }
-    public var pageCases: [PageCase] { definition.pageType.cases }
+    public var pageCases: [PageCase] { manifestPages ?? definition.pageType.cases }
+
+    /// The keys of the services it provides (from the manifest while only registered).
+    public private(set) var providedKeys: [DependencyKey]
 
     public func message(verb: String) -> MessageSpec? { definition.messages.first { $0.verb == verb } }
+
+    /// Builds a page of this feature from a route: the page name and its parameters are
+    /// checked against what the feature registered first, so that a wrong route never loads
+    /// a plugin; then the plugin is loaded if need be and makes the page.
+    func page(for request: RouteRequest) throws(CoordError) -> any Page {
+        if let manifestPages {
+            guard let pageCase = manifestPages.first(where: { $0.name == request.page }) else {
+                throw .unknownPage(
+                    feature: request.feature, page: request.page,
+                    suggestion: Suggest.closest(to: request.page, in: manifestPages.map(\.name)))
+            }
+            _ = try Arguments.validate(
+                request.arguments.map { ($0.name, $0.text) }, against: pageCase.parameters, context: "\(request.feature)/\(pageCase.name)")
+            try load()
+        }
+        return try definition.pageType.make(from: request)
+    }
 }
 
 /// Where a feature came from, for `plugins` and refusal messages.

@@ -31,6 +31,52 @@ public final class FeatureRegistry {
             try validate(definition, against: features + staged)
             staged.append(Feature(definition, origin: origin))
         }
+        add(staged)
+    }
+
+    /// Registers one plugin's features from their manifests (the plugin registry cache)
+    /// without loading the plugin: all or none, checked as `register` checks. `load` loads
+    /// the plugin and calls `fulfil` with its live definitions; every feature of the plugin
+    /// shares it.
+    public func register(
+        manifests: [FeatureManifest], origin: PluginOrigin?, load: @escaping @MainActor () throws(CoordError) -> Void
+    ) throws(CoordError) {
+        guard !manifests.isEmpty else { throw .registration("registered no feature") }
+        var staged: [Feature] = []
+        for manifest in manifests {
+            try validate(
+                name: manifest.name, prefix: manifest.prefix, pageFeature: manifest.name, pages: manifest.pages.map(\.name),
+                verbs: manifest.messages.map(\.verb), against: features + staged)
+            staged.append(Feature(manifest: manifest, origin: origin, load: load))
+        }
+        add(staged)
+    }
+
+    /// Puts a loaded plugin's live definitions in place of the features registered from its
+    /// manifests. They must be the same features (names and prefixes: the routing slots and
+    /// every running coordinator depend on them); pages and messages may differ, and the live
+    /// ones win.
+    public func fulfil(_ definitions: [FeatureDefinition], origin: PluginOrigin?) throws(CoordError) {
+        var targets: [(Feature, FeatureDefinition)] = []
+        for definition in definitions {
+            guard let feature = feature(named: definition.name), !feature.isLoaded else {
+                throw .registration("registers feature '\(definition.name)', which it did not register when it was cached; restart coordsh")
+            }
+            guard feature.definition.prefix == definition.prefix else {
+                throw .registration("feature '\(definition.name)' now has prefix '\(definition.prefix)', not '\(feature.definition.prefix)'; restart coordsh")
+            }
+            try validate(definition, against: features.filter { $0 !== feature })
+            targets.append((feature, definition))
+        }
+        let names = Set(definitions.map(\.name))
+        if let missing = features.first(where: { !$0.isLoaded && $0.origin?.name == origin?.name && !names.contains($0.name) }) {
+            throw .registration("no longer registers feature '\(missing.name)'; restart coordsh")
+        }
+        for (feature, definition) in targets { feature.fulfil(definition, origin: origin) }
+        DispatchEpoch.advance()
+    }
+
+    private func add(_ staged: [Feature]) {
         for feature in staged {
             features.append(feature)
             let slot = Int(feature.prefix.id)
@@ -41,7 +87,14 @@ public final class FeatureRegistry {
     }
 
     private func validate(_ definition: FeatureDefinition, against existing: [Feature]) throws(CoordError) {
-        let name = definition.name, prefix = definition.prefix
+        try validate(
+            name: definition.name, prefix: definition.prefix, pageFeature: definition.pageType.feature,
+            pages: definition.pageType.cases.map(\.name), verbs: definition.messages.map(\.verb), against: existing)
+    }
+
+    private func validate(
+        name: String, prefix: String, pageFeature: String, pages: [String], verbs declared: [String], against existing: [Feature]
+    ) throws(CoordError) {
         guard Self.isIdentifier(name) else {
             throw .registration("feature name '\(name)' must be lower-case letters and digits, starting with a letter")
         }
@@ -57,22 +110,22 @@ public final class FeatureRegistry {
         if let other = existing.first(where: { $0.definition.prefix == prefix }) {
             throw .registration("duplicate prefix '\(prefix)': already used by feature '\(other.name)'")
         }
-        guard definition.pageType.feature == name else {
-            throw .registration("page type \(definition.pageType) says its feature is '\(definition.pageType.feature)', not '\(name)'")
+        guard pageFeature == name else {
+            throw .registration("its page type says its feature is '\(pageFeature)', not '\(name)'")
         }
         var seen = Set<String>()
-        for pageCase in definition.pageType.cases {
-            guard seen.insert(pageCase.name).inserted else {
-                throw .registration("duplicate route '\(name)/\(pageCase.name)'")
+        for page in pages {
+            guard seen.insert(page).inserted else {
+                throw .registration("duplicate route '\(name)/\(page)'")
             }
         }
         var verbs = Set<String>()
-        for spec in definition.messages {
-            guard Self.isIdentifier(spec.verb) else {
-                throw .registration("message verb '\(spec.verb)' of '\(name)' must be lower-case letters and digits")
+        for verb in declared {
+            guard Self.isIdentifier(verb) else {
+                throw .registration("message verb '\(verb)' of '\(name)' must be lower-case letters and digits")
             }
-            guard verbs.insert(spec.verb).inserted else {
-                throw .registration("duplicate message '\(prefix) \(spec.verb)'")
+            guard verbs.insert(verb).inserted else {
+                throw .registration("duplicate message '\(prefix) \(verb)'")
             }
         }
     }
@@ -90,7 +143,7 @@ public final class FeatureRegistry {
         guard let feature = feature(named: request.feature) else {
             throw .unknownFeature(request.feature, suggestion: Suggest.closest(to: request.feature, in: features.map(\.name)))
         }
-        return try feature.definition.pageType.make(from: request)
+        return try feature.page(for: request)
     }
 
     /// Every registered route, `feature/page`, in registration order.

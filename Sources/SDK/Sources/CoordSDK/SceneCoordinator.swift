@@ -83,6 +83,9 @@ public final class SceneCoordinator: Coordinator {
         if slot < byFeature.count, let existing = byFeature[slot], existing.parent === self {
             return existing
         }
+        // Callers that can fail load the plugin first (`reachedTop`, `display`); a failure
+        // here leaves the placeholder coordinator, which handles nothing.
+        try? feature.load()
         let coordinator = feature.definition.makeCoordinator()
         if byFeature.count <= slot { byFeature.append(contentsOf: repeatElement(nil, count: slot + 1 - byFeature.count)) }
         byFeature[slot] = coordinator
@@ -103,6 +106,7 @@ public final class SceneCoordinator: Coordinator {
         guard let feature = registry.feature(named: type(of: page).feature) else {
             throw CoordError.unknownFeature(type(of: page).feature, suggestion: nil)
         }
+        try feature.load()
         return try coordinator(for: feature).show(page)
     }
 

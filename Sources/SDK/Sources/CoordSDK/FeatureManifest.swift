@@ -1,0 +1,107 @@
+/// A feature's registration as data: its name, prefix, pages, messages and the services it
+/// needs and provides — everything `help`, `pages`, completion, did-you-mean and the check at
+/// the feature's door read, and nothing of its code.
+///
+/// The host keeps one per feature in its plugin registry cache, beside the verdict, so that
+/// the next start registers the feature from it without loading the plugin (GStreamer's
+/// registry); the plugin is loaded the first time its coordinator, one of its pages or a
+/// service it provides is needed (`Feature.load()`). Plain values only, so that it can be
+/// stored and compared: a live registration that differs from the cached one is how a stale
+/// cache is found.
+public struct FeatureManifest: Codable, Sendable, Equatable {
+    /// One parameter of a page or argument of a message.
+    public struct Parameter: Codable, Sendable, Equatable {
+        public var name: String
+        public var type: ValueType
+        public var optional: Bool
+        public var secret: Bool
+        public var summary: String
+
+        init(_ parameter: CoordSDK.Parameter) {
+            name = parameter.name
+            type = parameter.type
+            optional = parameter.isOptional
+            secret = parameter.isSecret
+            summary = parameter.summary
+        }
+
+        var parameter: CoordSDK.Parameter {
+            CoordSDK.Parameter(name, type, optional: optional, secret: secret, summary: summary)
+        }
+    }
+
+    public struct PageEntry: Codable, Sendable, Equatable {
+        public var name: String
+        public var summary: String
+        public var parameters: [Parameter]
+    }
+
+    public struct MessageEntry: Codable, Sendable, Equatable {
+        public var verb: String
+        public var summary: String
+        public var arguments: [Parameter]
+    }
+
+    public var name: String
+    public var prefix: String
+    public var summary: String
+    public var pages: [PageEntry]
+    public var messages: [MessageEntry]
+    public var needs: [String]
+    public var provides: [String]
+
+    /// What `definition` registers.
+    public init(_ definition: FeatureDefinition) {
+        name = definition.name
+        prefix = definition.prefix
+        summary = definition.summary
+        pages = definition.pageType.cases.map {
+            PageEntry(name: $0.name, summary: $0.summary, parameters: $0.parameters.map(Parameter.init))
+        }
+        messages = definition.messages.map {
+            MessageEntry(verb: $0.verb, summary: $0.summary, arguments: $0.arguments.map(Parameter.init))
+        }
+        needs = definition.needs.map(\.name)
+        provides = definition.provides.map(\.key.name)
+    }
+
+    /// The page cases as the registry lists and checks them. Their constructors are never
+    /// called: a page of a feature that is not loaded is made after loading it.
+    var pageCases: [PageCase] {
+        pages.map { entry in
+            let feature = name
+            return PageCase(entry.name, entry.parameters.map(\.parameter), summary: entry.summary) { _ in
+                throw CoordError.failed("\(feature)/\(entry.name): the plugin is not loaded")
+            }
+        }
+    }
+
+    var messageSpecs: [MessageSpec] {
+        messages.map { MessageSpec($0.verb, $0.arguments.map(\.parameter), summary: $0.summary) }
+    }
+}
+
+/// The pages of a feature registered from its manifest, until its plugin is loaded: the
+/// feature's `pageCases` come from the manifest, and a page is only ever made after loading.
+enum UnloadedPage: Page {
+    static let feature = ""
+    static let cases: [PageCase] = []
+    var name: String { "" }
+    var arguments: Arguments { Arguments() }
+}
+
+/// A service slot filled by a feature that is only registered: reading the slot loads the
+/// feature's plugin and returns the service it provides (`AppDependency`'s subscript).
+final class DeferredService: @unchecked Sendable {
+    private let resolve: @MainActor () -> Any?
+
+    init(_ resolve: @escaping @MainActor () -> Any?) { self.resolve = resolve }
+
+    /// Called on the main actor only: every `AppDependency` is read there (coordinators,
+    /// views and services are main-actor bound).
+    func service() -> Any? {
+        nonisolated(unsafe) var service: Any?
+        MainActor.assumeIsolated { service = resolve() }
+        return service
+    }
+}
