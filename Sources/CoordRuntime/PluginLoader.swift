@@ -2,13 +2,16 @@ import CoordLoading
 import CoordSDK
 import Foundation
 
-/// A plugin that passed the handshake and registered its features.
+/// A plugin that registered its features: loaded (passed the handshake and registered), or
+/// registered from the plugin registry cache and loaded when first needed.
 public struct LoadedPlugin: Sendable, Equatable {
-    public let origin: PluginOrigin
+    public internal(set) var origin: PluginOrigin
     public let features: [String]
     /// True when a child process vetted it during this run, false when its verdict came from
     /// the cache (or vetting is off).
-    public let vettedNow: Bool
+    public internal(set) var vettedNow: Bool
+    /// False while it is only registered (from the cache) and its image not mapped.
+    public internal(set) var isLoaded = true
 }
 
 /// Finds plugin files, checks who may have written them, vets new or changed ones in a child
@@ -42,6 +45,12 @@ public final class PluginLoader {
     public var excludedNames: Set<String> = []
     /// Child processes started so far, for `plugins --json` and tests.
     public private(set) var vettingChildren = 0
+    /// Register a cached, unchanged plugin from what it registered last time, without loading
+    /// it; it is loaded the first time one of its coordinators, pages or services is needed.
+    /// Off for the vetting child, the contract suite and explicit loads, which load at once.
+    public var deferLoading = false
+    /// Plugin images mapped so far (`dlopen`), for `plugins --json` and tests.
+    public private(set) var imagesLoaded = 0
 
     /// What the loader last saw of each file it loaded or refused, so that a rescan only
     /// reports what changed.
@@ -61,6 +70,8 @@ public final class PluginLoader {
     }
     private var loadedFiles: [String: (name: String, seen: Seen)] = [:]
     private var refusedFiles: [String: Seen] = [:]
+    /// Files (real paths) of plugins registered from the cache and not loaded yet.
+    private var deferredFiles: Set<String> = []
 
     public init(app: AppCoordinator) {
         self.app = app
@@ -150,7 +161,7 @@ public final class PluginLoader {
         for candidate in candidates {
             if let name = candidate.verdict?.name, excludedNames.contains(name) { continue }
             do {
-                plugins.append(try commit(candidate))
+                plugins.append(try commit(candidate, explicit: explicit))
             } catch {
                 refuse(error, candidate.file)
             }
@@ -176,6 +187,13 @@ public final class PluginLoader {
             return nil
         }
         if let known = loadedFiles[file.realPath] {
+            if known.seen != Seen(file), deferredFiles.contains(file.realPath) {
+                // Registered and not loaded yet: its first use vets the new file and loads it
+                // (a supervised app is offered an upgrade on this refusal's kind instead).
+                throw PluginRefusal(
+                    path: file.path, kind: .needsRestart,
+                    reason: "changed since plugin '\(known.name)' was registered; it is vetted again when first used, or restart coordsh")
+            }
             if known.seen == Seen(file) {
                 if !explicit { return nil }
                 throw PluginRefusal(path: file.path, kind: .alreadyLoaded, reason: "already loaded as plugin '\(known.name)'")
@@ -217,8 +235,10 @@ public final class PluginLoader {
         }
     }
 
-    /// Loads a vetted (or, without vetting, any) candidate into this process and registers it.
-    private func commit(_ candidate: Candidate) throws(PluginRefusal) -> LoadedPlugin {
+    /// Loads a vetted (or, without vetting, any) candidate into this process and registers it
+    /// — or, when `deferLoading` is on and the cache knows what it registers, registers it from
+    /// that without loading it.
+    private func commit(_ candidate: Candidate, explicit: Bool) throws(PluginRefusal) -> LoadedPlugin {
         let file = candidate.file
         func refuse(_ kind: PluginRefusal.Kind, _ reason: String) -> PluginRefusal {
             PluginRefusal(path: file.path, kind: kind, reason: reason)
@@ -230,9 +250,14 @@ public final class PluginLoader {
             if let name = verdict.name {
                 try checkNotQuarantined(name, file: file)
                 try checkNotLoaded(name, version: verdict.version ?? "?", file: file)
+                if deferLoading, !explicit, !candidate.vettedNow, let version = verdict.version,
+                    let manifests = cache?.manifests(for: file) {
+                    return try registerDeferred(file, name: name, version: version, manifests: manifests)
+                }
             }
         }
         let (image, name, version) = try PluginImage.load(file)
+        imagesLoaded += 1
         try checkNotQuarantined(name, file: file)
         try checkNotLoaded(name, version: version, file: file)
         let definitions = try image.register()
@@ -246,12 +271,134 @@ public final class PluginLoader {
         } catch {
             throw refuse(error.message.hasPrefix("duplicate") ? .duplicate : .registration, error.message)
         }
+        cache?.store(definitions.map(FeatureManifest.init), for: file)
         loadedFiles[file.realPath] = (name, Seen(file))
         refusedFiles[file.realPath] = nil
         refused.removeAll { $0.path == file.path }
         let plugin = LoadedPlugin(origin: origin, features: definitions.map(\.name), vettedNow: candidate.vettedNow)
         loaded.append(plugin)
         return plugin
+    }
+
+    /// Registers a cached, unchanged plugin from the manifests it registered last time; its
+    /// first use calls `loadDeferred`.
+    private func registerDeferred(_ file: PluginFile, name: String, version: String, manifests: [FeatureManifest]) throws(PluginRefusal) -> LoadedPlugin {
+        let unmet = app.unmetNeeds(of: manifests)
+        guard unmet.isEmpty else {
+            throw PluginRefusal(
+                path: file.path, kind: .unmetDependency,
+                reason: "needs \(unmet.map { "'\($0.name)'" }.joined(separator: ", ")), which neither the host nor any loaded plugin provides")
+        }
+        let origin = PluginOrigin(name: name, version: version, path: file.path)
+        let deferred = DeferredPlugin(name: name, path: file.path, realPath: file.realPath, seen: Seen(file))
+        do {
+            try app.register(manifests: manifests, origin: origin) { [weak self] () throws(CoordError) in
+                guard let self else { throw .failed("plugin \(name): the loader is gone") }
+                try loadDeferred(deferred)
+            }
+        } catch {
+            throw PluginRefusal(path: file.path, kind: error.message.hasPrefix("duplicate") ? .duplicate : .registration, reason: error.message)
+        }
+        loadedFiles[file.realPath] = (name, Seen(file))
+        deferredFiles.insert(file.realPath)
+        refusedFiles[file.realPath] = nil
+        refused.removeAll { $0.path == file.path }
+        let plugin = LoadedPlugin(origin: origin, features: manifests.map(\.name), vettedNow: false, isLoaded: false)
+        loaded.append(plugin)
+        return plugin
+    }
+
+    /// Loads every plugin that is only registered (`-1`: a plugin's first load may migrate its
+    /// tables, which must not happen inside the script's transaction). Returns the failures.
+    public func loadRegistered() -> [CoordError] {
+        var failures: [CoordError] = []
+        for feature in app.features.features where !feature.isLoaded {
+            do throws(CoordError) {
+                try feature.load()
+            } catch {
+                failures.append(error)
+            }
+        }
+        return failures
+    }
+
+    private struct DeferredPlugin {
+        let name: String
+        let path: String
+        let realPath: String
+        let seen: Seen
+    }
+
+    /// The first use of a plugin registered from the cache: the file is opened again; if it
+    /// changed since start-up it is vetted again like any changed file (never loaded on the
+    /// strength of the old verdict); then it is loaded and its live registration replaces the
+    /// cached one (and the cache entry, if they differ). Any failure is one line, and the
+    /// command that needed the plugin fails with it.
+    private func loadDeferred(_ deferred: DeferredPlugin) throws(CoordError) {
+        func failure(_ why: String) -> CoordError {
+            .failed("plugin \(deferred.name) (\(deferred.path)) could not be loaded: \(why)")
+        }
+        func refusing(_ refusal: PluginRefusal) -> CoordError {
+            refused.removeAll { $0.path == refusal.path }
+            refused.append(refusal)
+            return failure(refusal.reason)
+        }
+        let file: PluginFile
+        do {
+            file = try PluginFile(path: deferred.path)
+        } catch {
+            throw refusing(error)
+        }
+        var vettedNow = false
+        if Seen(file) != deferred.seen || file.realPath != deferred.realPath {
+            var candidates = [Candidate(file: file)]
+            do {
+                try policy.checkOwnership(file)
+                if policy.allowList != nil {
+                    let sha256 = PluginPolicy.sha256(of: file)
+                    try policy.checkAllowed(file, sha256: sha256)
+                    candidates[0].sha256 = sha256
+                }
+            } catch {
+                throw refusing(error)
+            }
+            vet(&candidates)
+            vettedNow = candidates[0].vettedNow
+            if let verdict = candidates[0].verdict, let kind = verdict.refusal {
+                throw refusing(PluginRefusal(path: file.path, kind: kind, reason: verdict.reason ?? kind.rawValue))
+            }
+        }
+        let definitions: [FeatureDefinition]
+        let version: String
+        do throws(PluginRefusal) {
+            let (image, name, loadedVersion) = try PluginImage.load(file)
+            imagesLoaded += 1
+            guard name == deferred.name else {
+                throw PluginRefusal(path: file.path, kind: .needsRestart, reason: "it is now plugin '\(name)'; restart coordsh to load it")
+            }
+            version = loadedVersion
+            definitions = try image.register()
+        } catch {
+            throw refusing(error)
+        }
+        let origin = PluginOrigin(name: deferred.name, version: version, path: deferred.path)
+        do {
+            try app.fulfil(definitions, origin: origin)
+        } catch {
+            throw refusing(PluginRefusal(path: file.path, kind: .registration, reason: error.message))
+        }
+        cache?.store(definitions.map(FeatureManifest.init), for: file)
+        cache?.save()
+        deferredFiles.remove(deferred.realPath)
+        refused.removeAll { $0.path == deferred.path }
+        refusedFiles[deferred.realPath] = nil
+        loadedFiles[deferred.realPath] = nil
+        loadedFiles[file.realPath] = (deferred.name, Seen(file))
+        if let index = loaded.firstIndex(where: { $0.origin.name == deferred.name }) {
+            loaded[index].origin = origin
+            loaded[index].isLoaded = true
+            loaded[index].vettedNow = loaded[index].vettedNow || vettedNow
+        }
     }
 
     private func checkNotQuarantined(_ name: String, file: PluginFile) throws(PluginRefusal) {

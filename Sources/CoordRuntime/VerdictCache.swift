@@ -1,17 +1,23 @@
 import CoordLoading
 import CoordSDK
+import Crypto
 import Foundation
 
 /// Verdicts of vetted plugin files, so that an ordinary start spawns no child process and a
-/// refused plugin is not retried until its file changes — GStreamer's registry cache.
+/// refused plugin is not retried until its file changes — GStreamer's registry cache. It also
+/// keeps what each loaded plugin registered (its features' manifests), so that the next start
+/// registers it without loading it (`PluginLoader.deferLoading`).
 ///
 /// An entry is keyed by the file's real path and holds its size, modification and change
 /// times, inode, device and SHA-256, and the host that vetted it. Any difference in those
 /// (the change time cannot be set back by a user) means the file changed: it is hashed and
 /// vetted again. The file, `$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv`, has one line per
 /// entry with tab-separated fields: it is read at every start with plugins, and a Codable JSON
-/// file of 500 entries took 20 ms to decode. It is read only when a plugin is looked up, and
-/// a missing or unreadable one is an empty cache, never an error.
+/// file of 500 entries took 20 ms to decode (the manifests, one JSON field per line, are
+/// decoded only for the plugins registered from them). It is read only when a plugin is looked
+/// up, and a missing or unreadable one is an empty cache, never an error. Each line ends with
+/// the SHA-256 of its other fields: a line edited by hand (say, a page renamed in a manifest)
+/// no longer matches, is dropped, and its plugin is vetted, loaded and written down again.
 @MainActor
 public final class VerdictCache {
     package struct Entry: Equatable {
@@ -23,13 +29,15 @@ public final class VerdictCache {
         var sha256: String
         var host: String
         var verdict: PluginVerdict
+        /// The JSON of the features the plugin registered when it was last loaded; "" until then.
+        var manifests: String = ""
     }
 
     /// The cache file, or nil to keep verdicts in memory only.
     public let path: String?
     private var loaded: [String: Entry]?
     private var dirty = false
-    nonisolated static let header = "coordsh plugin verdicts 1"
+    nonisolated static let header = "coordsh plugin verdicts 2"
 
     public init(path: String?) {
         self.path = path
@@ -61,6 +69,28 @@ public final class VerdictCache {
               entry.inode == file.inode, entry.device == file.device,
               sha256 == nil || sha256 == entry.sha256 else { return nil }
         return (entry.verdict, entry.sha256)
+    }
+
+    /// What the plugin in `file` registered when it was last loaded, if the file is unchanged
+    /// since and the entry is sound; nil when it must be loaded to know.
+    func manifests(for file: PluginFile) -> [FeatureManifest]? {
+        guard lookup(file, sha256: nil) != nil, let text = entries[file.realPath]?.manifests, !text.isEmpty,
+            let manifests = try? JSONDecoder().decode([FeatureManifest].self, from: Data(text.utf8)), !manifests.isEmpty
+        else { return nil }
+        return manifests
+    }
+
+    /// Records what the plugin in `file` registered, next to its verdict (which it must have).
+    func store(_ manifests: [FeatureManifest], for file: PluginFile) {
+        guard lookup(file, sha256: nil) != nil, var entry = entries[file.realPath] else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(manifests) else { return }
+        let text = String(decoding: data, as: UTF8.self)
+        guard text != entry.manifests else { return }
+        entry.manifests = text
+        entries[file.realPath] = entry
+        dirty = true
     }
 
     func store(_ file: PluginFile, sha256: String, verdict: PluginVerdict) {
@@ -100,15 +130,16 @@ public final class VerdictCache {
         var entries: [String: Entry] = [:]
         for line in lines.dropFirst() {
             let f = line.unicodeScalars.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard f.count == 12, let size = Int64(f[1]), let modified = Int64(f[2]), let changed = Int64(f[3]),
-                  let inode = UInt64(f[4]), let device = UInt64(f[5]) else { continue }
+            guard f.count == 14, seal(f.prefix(13)) == f[13], let size = Int64(f[1]), let modified = Int64(f[2]),
+                  let changed = Int64(f[3]), let inode = UInt64(f[4]), let device = UInt64(f[5]) else { continue }
             let refusal = f[10].isEmpty ? nil : PluginRefusal.Kind(rawValue: f[10])
             guard f[10].isEmpty || refusal != nil else { continue }
             entries[f[0]] = Entry(
                 size: size, modified: modified, changed: changed, inode: inode, device: device, sha256: f[6], host: f[7],
                 verdict: PluginVerdict(
                     name: f[8].isEmpty ? nil : f[8], version: f[9].isEmpty ? nil : f[9], refusal: refusal,
-                    reason: f[11].isEmpty ? nil : f[11]))
+                    reason: f[11].isEmpty ? nil : f[11]),
+                manifests: f[12])
         }
         return entries
     }
@@ -121,11 +152,17 @@ public final class VerdictCache {
             let fields = [
                 file, "\(entry.size)", "\(entry.modified)", "\(entry.changed)", "\(entry.inode)", "\(entry.device)",
                 entry.sha256, entry.host, entry.verdict.name ?? "", entry.verdict.version ?? "",
-                entry.verdict.refusal?.rawValue ?? "", entry.verdict.reason ?? "",
+                entry.verdict.refusal?.rawValue ?? "", entry.verdict.reason ?? "", entry.manifests,
             ]
             guard !fields.contains(where: { $0.unicodeScalars.contains { $0 == "\t" || $0 == "\n" } }) else { continue }
-            lines.append(fields.joined(separator: "\t"))
+            lines.append((fields + [seal(fields[...])]).joined(separator: "\t"))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The SHA-256 (hex) of a line's fields: not a secret — anything of the user's can write
+    /// the file — but a line changed by hand no longer matches it.
+    nonisolated static func seal(_ fields: ArraySlice<String>) -> String {
+        SHA256.hash(data: Data(fields.joined(separator: "\t").utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

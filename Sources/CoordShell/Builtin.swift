@@ -179,11 +179,15 @@ struct Builtin {
                 // Swift images are never unloaded: a plugin whose file was removed or renamed
                 // stays loaded, and says so.
                 let gone = !FileManager.default.fileExists(atPath: plugin.origin.path)
-                lines.append("\(plugin.origin.name) \(plugin.origin.version)  prefix \(feature.definition.prefix)  \(pages) page\(pages == 1 ? "" : "s")  \(plugin.origin.path)"
-                    + (gone ? "  (file gone since it was loaded; loaded until coordsh restarts)" : ""))
+                // A plugin registered from the registry cache is loaded when first needed.
+                let state = plugin.isLoaded
+                    ? (gone ? "  (file gone since it was loaded; loaded until coordsh restarts)" : "")
+                    : "  registered, loaded on first use"
+                lines.append("\(plugin.origin.name) \(plugin.origin.version)  prefix \(feature.definition.prefix)  \(pages) page\(pages == 1 ? "" : "s")  \(plugin.origin.path)" + state)
                 loaded.append([
                     "name": plugin.origin.name, "version": plugin.origin.version, "prefix": feature.definition.prefix,
                     "pages": pages, "file": plugin.origin.path, "vetted": plugin.vettedNow ? "now" : "cached", "fileGone": gone,
+                    "loaded": plugin.isLoaded,
                 ])
             }
         }
@@ -191,6 +195,7 @@ struct Builtin {
         for refusal in session.loader.refused { lines.append("refused \(refusal.path): \(refusal.reason)") }
         return CommandResult(lines: lines, json: [
             "vetting_processes": session.loader.vettingChildren,
+            "images_loaded": session.loader.imagesLoaded,
             "plugins": loaded,
             "refused": session.loader.refused.map { ["file": $0.path, "kind": $0.kind.rawValue, "reason": $0.reason] },
         ])

@@ -9,6 +9,7 @@ extension Shell {
         loader.vetting = ContractRunner(executable: vettingExecutable ?? Shell.executablePath, timeout: config.vetTimeout)
         loader.cache = VerdictCache(path: config.expandedVerdictCachePath())
         loader.quarantine = Quarantine(path: config.expandedQuarantinePath())
+        loader.deferLoading = true
     }
 
     /// This process's executable, which also runs the vetting and contract children.

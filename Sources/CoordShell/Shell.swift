@@ -84,6 +84,9 @@ public final class Shell {
             _ = try? session.open(request, trace: nil, rendering: false)
         }
         guard options.singleTransaction else { return drive(LocalBackend(session: session, watcher: watcher)) }
+        // Every plugin loaded before the transaction begins: a first load creates the plugin's
+        // tables, which PostgreSQL's script transaction must not see half of.
+        for failure in host.loader.loadRegistered() { printWarning(failure.message) }
         return driveInOneTransaction(LocalBackend(session: session, watcher: watcher), data: host.data)
     }
 

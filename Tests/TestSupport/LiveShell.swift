@@ -45,6 +45,17 @@ public final class LiveShell {
         }
     }
 
+    /// The shell's process id, to look at it from outside (/proc/PID/maps).
+    public var pid: pid_t { process.processIdentifier }
+
+    /// The files mapped into the shell now (/proc/PID/maps, read to the end: a /proc file has
+    /// no size, and a whole-file read can stop short).
+    public func mappedFiles() throws -> String {
+        let maps = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps"))
+        defer { try? maps.close() }
+        return String(decoding: maps.readDataToEndOfFile(), as: UTF8.self)
+    }
+
     /// Closes stdin and returns the exit status.
     public func finish() -> Int32 {
         try? input.fileHandleForWriting.close()

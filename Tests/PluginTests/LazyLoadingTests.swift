@@ -1,0 +1,152 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Plugins registered from the registry cache and loaded on first use (issue 19), through the
+/// real binary and real `.so` files, looked at from outside in /proc/PID/maps.
+@Suite("Plugins loaded on first use")
+struct LazyLoadingTests {
+    /// A config with the bundled plugins and `directories`; `home` is the page opened at start.
+    static func config(_ home: PluginHome, directories: [String] = [], startPage: String = "content/catalog") throws -> String {
+        let dirs = ([BuildProducts.directory] + directories).map { "\"\($0)\"" }.joined(separator: ", ")
+        let file = home.path + "/coordsh.toml"
+        try "[plugins]\ndirs = [\(dirs)]\n[shell]\nhome = \"\(startPage)\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    /// The first start vets and loads every plugin and writes down what each registered.
+    static func warm(_ home: PluginHome, _ config: String) throws {
+        let first = try home.coordsh(["--config", config, "--db", home.path + "/shop.sqlite", "-c", "echo warm"])
+        #expect(first.status == 0, "\(first.stderr)")
+    }
+
+    static func shell(_ home: PluginHome, _ config: String) throws -> LiveShell {
+        // --keep-going: a refused line (a wrong route on purpose) does not end the script.
+        try LiveShell(["--config", config, "--db", home.path + "/shop.sqlite", "--keep-going"], environment: home.environment)
+    }
+
+    @Test("a cached plugin is not mapped by help, pages, a wrong route or another feature's command; its first message loads it and works")
+    func registeredNotLoaded() throws {
+        let home = try PluginHome("lazy")
+        defer { home.remove() }
+        let config = try Self.config(home)
+        try Self.warm(home, config)
+        let shell = try Self.shell(home, config)
+        defer { _ = shell.finish() }
+        #expect(shell.send("help").contains("cart"))
+        #expect(shell.send("help cart").contains("add"))
+        #expect(shell.send("pages").contains("payment/receipt"))
+        #expect(shell.send("open cart/nowhere").contains("unknown page 'cart/nowhere'"))
+        #expect(shell.send("cart ad 3").contains("did you mean 'cart add'"))
+        #expect(shell.send("content show 3").contains("Leather Boots"))
+        var maps = try shell.mappedFiles()
+        #expect(maps.contains("libContentPlugin.so"), "the home page's plugin is loaded")
+        for name in ["Cart", "Account", "Payment"] {
+            #expect(!maps.contains("lib\(name)Plugin.so"), "lib\(name)Plugin.so was mapped before its first use")
+        }
+        #expect(shell.send("plugins").contains("libCartPlugin.so  registered, loaded on first use"))
+        #expect(shell.send("cart add 3").contains("── Cart (1 item) ──"))
+        maps = try shell.mappedFiles()
+        #expect(maps.contains("libCartPlugin.so"))
+        #expect(!maps.contains("libPaymentPlugin.so"))
+        let listed = shell.send("plugins")
+        #expect(listed.contains("libCartPlugin.so\n") && listed.contains("libPaymentPlugin.so  registered, loaded on first use"), "\(listed)")
+    }
+
+    @Test("a plugin that provides a service another needs is loaded when that service is first needed")
+    func providerLoadedOnNeed() throws {
+        let home = try PluginHome("lazyneed")
+        defer { home.remove() }
+        let config = try Self.config(home, startPage: "")
+        try Self.warm(home, config)
+        let shell = try Self.shell(home, config)
+        defer { _ = shell.finish() }
+        #expect(shell.send("deps").contains("content  from content  (not loaded yet)"))
+        #expect(!(try shell.mappedFiles()).contains("libContentPlugin.so"))
+        // Cart prices the line from the catalog: the Content plugin's service.
+        #expect(shell.send("cart add 3").contains("#3   Leather Boots"))
+        let maps = try shell.mappedFiles()
+        #expect(maps.contains("libCartPlugin.so") && maps.contains("libContentPlugin.so"))
+        #expect(!maps.contains("libAccountPlugin.so"))
+    }
+
+    @Test("a plugin file replaced between start-up and first use is vetted again and the new one loaded, not the cached registration")
+    func replacedBeforeFirstUse() throws {
+        let home = try PluginHome("lazyswap")
+        defer { home.remove() }
+        let extra = try home.folder("extra")
+        try FixtureBuilder.buildCrasher(output: extra + "/libcrasher.so")
+        let config = try Self.config(home, directories: [extra])
+        try Self.warm(home, config)
+        let shell = try Self.shell(home, config)
+        defer { _ = shell.finish() }
+        #expect(!shell.send("pages").contains("crasher/news"))
+        #expect(shell.send("plugins").contains("crasher 1.0.0"))
+        try FixtureBuilder.buildCrasher(output: extra + "/.libcrasher.so.new", version: 2)
+        #expect(rename(extra + "/.libcrasher.so.new", extra + "/libcrasher.so") == 0)
+        let used = shell.send("crash now fine")
+        #expect(!used.contains("error"), "\(used)")
+        let plugins = shell.send("plugins")
+        #expect(plugins.contains("crasher 2.0.0") && !plugins.contains("crasher 1.0.0"), "\(plugins)")
+        #expect(shell.send("open crasher/news").contains("version 2 is here"))
+    }
+
+    @Test("replaced before first use by a version that traps when loaded: vetted again, refused in one line at first use, the shell goes on")
+    func replacedByABrokenVersion() throws {
+        let home = try PluginHome("lazytrap")
+        defer { home.remove() }
+        let extra = try home.folder("extra")
+        try FixtureBuilder.buildCrasher(output: extra + "/libcrasher.so")
+        let config = try Self.config(home, directories: [extra])
+        try Self.warm(home, config)
+        let shell = try Self.shell(home, config)
+        #expect(shell.send("plugins").contains("libcrasher.so  registered, loaded on first use"))
+        try FixtureBuilder.buildCrasher(output: extra + "/.libcrasher.so.new", version: 3)
+        #expect(rename(extra + "/.libcrasher.so.new", extra + "/libcrasher.so") == 0)
+        // Loaded on the strength of the old verdict, its entry's trap would end the shell.
+        let failed = shell.send("crash now fine")
+        let errors = failed.split(separator: "\n").filter { $0.hasPrefix("coordsh: error:") }
+        #expect(errors.count == 1 && errors[0].contains("plugin crasher (\(extra)/libcrasher.so) could not be loaded"), "\(failed)")
+        #expect(shell.send("echo still here") == "still here\n")
+        #expect(shell.finish() == 1)
+    }
+
+    @Test("a cache entry edited by hand is found out, the plugin vetted and loaded again, and the entry rebuilt")
+    func editedCacheEntry() throws {
+        let home = try PluginHome("lazyedit")
+        defer { home.remove() }
+        let config = try Self.config(home)
+        try Self.warm(home, config)
+        let cache = home.path + "/cache/coordsh/plugin-verdicts.tsv"
+        let text = try String(contentsOfFile: cache, encoding: .utf8)
+        #expect(text.contains("\"name\":\"checkout\""))
+        try text.replacingOccurrences(of: "\"name\":\"checkout\"", with: "\"name\":\"checkoot\"").write(toFile: cache, atomically: true, encoding: .utf8)
+        let after = try home.coordsh(["--config", config, "--db", home.path + "/shop.sqlite", "--json", "-c", "pages", "-c", "plugins"])
+        #expect(after.stdout.contains("\"cart/checkout") || after.stdout.contains("checkout key:string"), "\(after.stdout)")
+        #expect(!after.stdout.contains("checkoot"))
+        #expect(after.stdout.contains("\"vetting_processes\":1"), "only the edited entry is vetted again: \(after.stdout)")
+        let rebuilt = try String(contentsOfFile: cache, encoding: .utf8)
+        #expect(rebuilt.contains("\"name\":\"checkout\"") && !rebuilt.contains("checkoot"))
+        let third = try home.coordsh(["--config", config, "--db", home.path + "/shop.sqlite", "--json", "-c", "plugins"])
+        #expect(third.stdout.contains("\"vetting_processes\":0"), "\(third.stdout)")
+    }
+
+    @Test("a registered plugin whose file is gone at first use: that command fails in one line, the shell goes on")
+    func goneAtFirstUse() throws {
+        let home = try PluginHome("lazygone")
+        defer { home.remove() }
+        let extra = try home.folder("extra")
+        try FixtureBuilder.buildCrasher(output: extra + "/libcrasher.so")
+        let config = try Self.config(home, directories: [extra])
+        try Self.warm(home, config)
+        let shell = try Self.shell(home, config)
+        #expect(shell.send("plugins").contains("libcrasher.so  registered, loaded on first use"))
+        try FileManager.default.removeItem(atPath: extra + "/libcrasher.so")
+        let failed = shell.send("crash now fine")
+        let errors = failed.split(separator: "\n").filter { $0.hasPrefix("coordsh: error:") }
+        #expect(errors.count == 1 && errors[0].contains("plugin crasher (\(extra)/libcrasher.so) could not be loaded"), "\(failed)")
+        #expect(shell.send("echo after") == "after\n")
+        #expect(shell.send("cart add 3").contains("── Cart (1 item) ──"))
+        #expect(shell.finish() == 1, "a script with a failed line ends with status 1")
+    }
+}
