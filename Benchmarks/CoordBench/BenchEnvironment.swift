@@ -47,8 +47,11 @@ struct BenchEnvironment {
         return path
     }
 
-    func run(_ arguments: [String], output: String = "/dev/null") -> ProcessSample {
-        runMeasured(coordsh, arguments, environment: environment, output: output)
+    /// `cache`: a verdict cache of its own (a folder of the scratch HOME) instead of the shared one.
+    func run(_ arguments: [String], output: String = "/dev/null", cache: String? = nil) -> ProcessSample {
+        var environment = self.environment
+        if let cache { environment["XDG_CACHE_HOME"] = scratch + "/home/" + cache }
+        return runMeasured(coordsh, arguments, environment: environment, output: output)
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: scratch) }

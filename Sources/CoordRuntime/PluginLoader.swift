@@ -72,6 +72,8 @@ public final class PluginLoader {
     private var refusedFiles: [String: Seen] = [:]
     /// Files (real paths) of plugins registered from the cache and not loaded yet.
     private var deferredFiles: Set<String> = []
+    /// The plugin folders' owner and mode, looked at once per scan (`loadBatch`).
+    private var foldersSeen: [String: (owner: UInt32, mode: UInt32)?] = [:]
 
     public init(app: AppCoordinator) {
         self.app = app
@@ -134,6 +136,8 @@ public final class PluginLoader {
         var candidates: [Candidate] = []
         var refusals: [PluginRefusal] = []
         var plugins: [LoadedPlugin] = []
+        foldersSeen = [:]
+        defer { foldersSeen = [:] }
         func refuse(_ refusal: PluginRefusal, _ file: PluginFile?) {
             refusals.append(refusal)
             refused.removeAll { $0.path == refusal.path }
@@ -166,6 +170,8 @@ public final class PluginLoader {
                 refuse(error, candidate.file)
             }
         }
+        // Plugins registered from the cache left the dependencies to this one rebuild.
+        if plugins.contains(where: { !$0.isLoaded }) { app.rebuildDependencies() }
         cache?.save()
         return (plugins, refusals)
     }
@@ -202,7 +208,7 @@ public final class PluginLoader {
                 path: file.path, kind: .needsRestart,
                 reason: "changed since plugin '\(known.name)' was loaded from it; restart coordsh to load the new version (Swift images are never unloaded)")
         }
-        try policy.checkOwnership(file)
+        try policy.checkOwnership(file, folders: &foldersSeen)
         var candidate = Candidate(file: file)
         if policy.allowList != nil {
             let sha256 = PluginPolicy.sha256(of: file)
@@ -292,7 +298,7 @@ public final class PluginLoader {
         let origin = PluginOrigin(name: name, version: version, path: file.path)
         let deferred = DeferredPlugin(name: name, path: file.path, realPath: file.realPath, seen: Seen(file))
         do {
-            try app.register(manifests: manifests, origin: origin) { [weak self] () throws(CoordError) in
+            try app.register(manifests: manifests, origin: origin, rebuild: false) { [weak self] () throws(CoordError) in
                 guard let self else { throw .failed("plugin \(name): the loader is gone") }
                 try loadDeferred(deferred)
             }

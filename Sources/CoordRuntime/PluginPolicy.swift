@@ -19,16 +19,30 @@ public struct PluginPolicy: Sendable {
     }
 
     /// Refuses a file or folder that someone other than the user or root could change.
-    func checkOwnership(_ file: PluginFile) throws(PluginRefusal) {
+    /// `folders` remembers what the folders' `stat` said within one scan: a hundred plugins in
+    /// one folder stat it once.
+    func checkOwnership(_ file: PluginFile, folders seen: inout [String: (owner: UInt32, mode: UInt32)?]) throws(PluginRefusal) {
         try check(owner: file.owner, mode: file.mode, what: "it", path: file.path, file: file)
         var folders = [(file.realPath as NSString).deletingLastPathComponent]
         let given = ((file.path as NSString).deletingLastPathComponent as NSString).standardizingPath
         if !given.isEmpty, !folders.contains(given) { folders.append(given) }
         for folder in folders {
-            var info = stat()
-            guard stat(folder.isEmpty ? "." : folder, &info) == 0 else { continue }
-            try check(owner: info.st_uid, mode: info.st_mode, what: "its folder \(folder)", path: folder, file: file)
+            let status: (owner: UInt32, mode: UInt32)?
+            if let known = seen[folder] {
+                status = known
+            } else {
+                var info = stat()
+                status = stat(folder.isEmpty ? "." : folder, &info) == 0 ? (info.st_uid, info.st_mode) : nil
+                seen[folder] = .some(status)
+            }
+            guard let status else { continue }
+            try check(owner: status.owner, mode: status.mode, what: "its folder \(folder)", path: folder, file: file)
         }
+    }
+
+    func checkOwnership(_ file: PluginFile) throws(PluginRefusal) {
+        var folders: [String: (owner: UInt32, mode: UInt32)?] = [:]
+        try checkOwnership(file, folders: &folders)
     }
 
     private func check(owner: UInt32, mode: UInt32, what: String, path: String, file: PluginFile) throws(PluginRefusal) {
@@ -61,7 +75,7 @@ public struct PluginPolicy: Sendable {
     static func sha256(of file: PluginFile) -> String {
         var hasher = SHA256()
         file.forEachChunk { hasher.update(bufferPointer: $0) }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return VerdictCache.hex(hasher.finalize())
     }
 
     private static func userName(_ uid: UInt32) -> String {

@@ -63,8 +63,12 @@ extension Session {
         return parameters.filter { !given.contains($0.name) }.map { "\($0.name)=" }
     }
 
+    /// Values come from the plugin's code (product ids, promo codes): completing one loads a
+    /// plugin that is only registered. Commands, verbs, routes and parameter names come from
+    /// what it registered and load nothing.
     private func values(_ feature: Feature, _ parameter: String) -> [String] {
-        feature.definition.completions?(parameter, app.dependencies) ?? []
+        guard (try? feature.load()) != nil else { return [] }
+        return feature.definition.completions?(parameter, app.dependencies) ?? []
     }
 
     /// The plugin a line runs in: the one that registered the feature of its prefix, or of the

@@ -86,11 +86,14 @@ public final class AppCoordinator: Coordinator {
     /// Registers a plugin's features from their manifests, without loading it (see
     /// `FeatureRegistry.register(manifests:origin:load:)`); the services they provide fill
     /// their slots with placeholders that load the plugin when read.
+    /// `rebuild: false` leaves `rebuildDependencies` to the caller, once for a whole folder of
+    /// plugins instead of once per plugin.
     public func register(
-        manifests: [FeatureManifest], origin: PluginOrigin?, load: @escaping @MainActor () throws(CoordError) -> Void
+        manifests: [FeatureManifest], origin: PluginOrigin?, rebuild: Bool = true,
+        load: @escaping @MainActor () throws(CoordError) -> Void
     ) throws(CoordError) {
         try features.register(manifests: manifests, origin: origin, load: load)
-        rebuildDependencies()
+        if rebuild { rebuildDependencies() }
     }
 
     /// Puts a just-loaded plugin's live definitions in place of its manifests, and rebuilds

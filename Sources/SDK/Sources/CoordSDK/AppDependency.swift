@@ -94,7 +94,9 @@ public struct AppDependency {
     public subscript<Service>(key: ServiceKey<Service>) -> Service? {
         get {
             let stored = services[key.key.id]
-            if let service = stored as? Service, !(service is DeferredService) { return service }
+            // The placeholder of an unloaded feature is no service protocol's type, so the
+            // first cast fails for it and a filled slot costs one cast, as before.
+            if let service = stored as? Service { return service }
             if let deferred = stored as? DeferredService { return deferred.service() as? Service }
             return nil
         }

@@ -7,6 +7,10 @@
 public final class FeatureRegistry {
     public private(set) var features: [Feature] = []
     private var byPrefix: [Feature?] = []
+    /// By name and by prefix string: a registration checks both against every feature, which
+    /// with hundreds of plugins made registering quadratic.
+    private var byName: [String: Feature] = [:]
+    private var byPrefixString: [String: Feature] = [:]
 
     public init() {}
 
@@ -16,11 +20,9 @@ public final class FeatureRegistry {
         Int(prefix.id) < byPrefix.count ? byPrefix[Int(prefix.id)] : nil
     }
 
-    public func feature(named name: String) -> Feature? { features.first { $0.name == name } }
+    public func feature(named name: String) -> Feature? { byName[name] }
 
-    public func feature(prefix: String) -> Feature? {
-        features.first { $0.definition.prefix == prefix }
-    }
+    public func feature(prefix: String) -> Feature? { byPrefixString[prefix] }
 
     /// Registers every definition of one plugin, or none of them: a plugin that is half
     /// registered would leave routes that lead nowhere.
@@ -28,7 +30,7 @@ public final class FeatureRegistry {
         guard !definitions.isEmpty else { throw .registration("registered no feature") }
         var staged: [Feature] = []
         for definition in definitions {
-            try validate(definition, against: features + staged)
+            try validate(definition, staged: staged)
             staged.append(Feature(definition, origin: origin))
         }
         add(staged)
@@ -46,7 +48,7 @@ public final class FeatureRegistry {
         for manifest in manifests {
             try validate(
                 name: manifest.name, prefix: manifest.prefix, pageFeature: manifest.name, pages: manifest.pages.map(\.name),
-                verbs: manifest.messages.map(\.verb), against: features + staged)
+                verbs: manifest.messages.map(\.verb), staged: staged)
             staged.append(Feature(manifest: manifest, origin: origin, load: load))
         }
         add(staged)
@@ -65,7 +67,7 @@ public final class FeatureRegistry {
             guard feature.definition.prefix == definition.prefix else {
                 throw .registration("feature '\(definition.name)' now has prefix '\(definition.prefix)', not '\(feature.definition.prefix)'; restart coordsh")
             }
-            try validate(definition, against: features.filter { $0 !== feature })
+            try validate(definition, staged: [], replacing: feature)
             targets.append((feature, definition))
         }
         let names = Set(definitions.map(\.name))
@@ -79,6 +81,8 @@ public final class FeatureRegistry {
     private func add(_ staged: [Feature]) {
         for feature in staged {
             features.append(feature)
+            byName[feature.name] = feature
+            byPrefixString[feature.definition.prefix] = feature
             let slot = Int(feature.prefix.id)
             if byPrefix.count <= slot { byPrefix.append(contentsOf: repeatElement(nil, count: slot + 1 - byPrefix.count)) }
             byPrefix[slot] = feature
@@ -86,14 +90,17 @@ public final class FeatureRegistry {
         DispatchEpoch.advance()
     }
 
-    private func validate(_ definition: FeatureDefinition, against existing: [Feature]) throws(CoordError) {
+    private func validate(_ definition: FeatureDefinition, staged: [Feature], replacing: Feature? = nil) throws(CoordError) {
         try validate(
             name: definition.name, prefix: definition.prefix, pageFeature: definition.pageType.feature,
-            pages: definition.pageType.cases.map(\.name), verbs: definition.messages.map(\.verb), against: existing)
+            pages: definition.pageType.cases.map(\.name), verbs: definition.messages.map(\.verb), staged: staged, replacing: replacing)
     }
 
+    /// Checks a feature about to be registered against the registered ones (but `replacing`)
+    /// and the others of its plugin (`staged`).
     private func validate(
-        name: String, prefix: String, pageFeature: String, pages: [String], verbs declared: [String], against existing: [Feature]
+        name: String, prefix: String, pageFeature: String, pages: [String], verbs declared: [String], staged: [Feature],
+        replacing: Feature? = nil
     ) throws(CoordError) {
         guard Self.isIdentifier(name) else {
             throw .registration("feature name '\(name)' must be lower-case letters and digits, starting with a letter")
@@ -104,10 +111,11 @@ public final class FeatureRegistry {
         guard prefix != FeaturePrefix.global.string else {
             throw .registration("prefix 'global' is reserved for the app")
         }
-        if let other = existing.first(where: { $0.name == name }) {
+        func taken(_ feature: Feature?) -> Feature? { feature === replacing ? nil : feature }
+        if let other = taken(byName[name]) ?? staged.first(where: { $0.name == name }) {
             throw .registration("duplicate plugin name '\(name)': already registered by \(other.origin?.path ?? "the host")")
         }
-        if let other = existing.first(where: { $0.definition.prefix == prefix }) {
+        if let other = taken(byPrefixString[prefix]) ?? staged.first(where: { $0.definition.prefix == prefix }) {
             throw .registration("duplicate prefix '\(prefix)': already used by feature '\(other.name)'")
         }
         guard pageFeature == name else {
