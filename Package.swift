@@ -113,6 +113,7 @@ let package = Package(
             // The plain libpq loop (the PostgreSQL baseline) calls libpq directly.
             linkerSettings: [.linkedLibrary("pq")]),
         .executableTarget(name: "TrivialExecutable", path: "Benchmarks/Trivial"),
+        .executableTarget(name: "FoundationBaseline", path: "Benchmarks/FoundationBaseline"),
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
         .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["TestSupport"], exclude: ["fixtures"]),
