@@ -20,6 +20,30 @@ struct LazyLoadingTests {
         #expect(first.status == 0, "\(first.stderr)")
     }
 
+    /// A home whose extra folder holds the crasher fixture (version 1), warmed, and a shell on it.
+    static func withCrasher(_ label: String) throws -> (home: PluginHome, extra: String, shell: LiveShell) {
+        let home = try PluginHome(label)
+        let extra = try home.folder("extra")
+        try FixtureBuilder.buildCrasher(output: extra + "/libcrasher.so")
+        let config = try Self.config(home, directories: [extra])
+        try Self.warm(home, config)
+        let shell = try Self.shell(home, config)
+        #expect(shell.send("plugins").contains("libcrasher.so  registered, loaded on first use"))
+        return (home, extra, shell)
+    }
+
+    /// Puts crasher `version` in place the way install(1) does: a new file renamed over the old.
+    static func replaceCrasher(in extra: String, version: Int) throws {
+        try FixtureBuilder.buildCrasher(output: extra + "/.libcrasher.so.new", version: version)
+        #expect(rename(extra + "/.libcrasher.so.new", extra + "/libcrasher.so") == 0)
+    }
+
+    /// The first use of the crasher failed with exactly one error line, naming it and its file.
+    static func expectOneLineLoadFailure(_ output: String, extra: String) {
+        let errors = output.split(separator: "\n").filter { $0.hasPrefix("coordsh: error:") }
+        #expect(errors.count == 1 && errors[0].contains("plugin crasher (\(extra)/libcrasher.so) could not be loaded"), "\(output)")
+    }
+
     static func shell(_ home: PluginHome, _ config: String) throws -> LiveShell {
         // --keep-going: a refused line (a wrong route on purpose) does not end the script.
         try LiveShell(["--config", config, "--db", home.path + "/shop.sqlite", "--keep-going"], environment: home.environment)
@@ -72,18 +96,12 @@ struct LazyLoadingTests {
 
     @Test("a plugin file replaced between start-up and first use is vetted again and the new one loaded, not the cached registration")
     func replacedBeforeFirstUse() throws {
-        let home = try PluginHome("lazyswap")
+        let (home, extra, shell) = try Self.withCrasher("lazyswap")
         defer { home.remove() }
-        let extra = try home.folder("extra")
-        try FixtureBuilder.buildCrasher(output: extra + "/libcrasher.so")
-        let config = try Self.config(home, directories: [extra])
-        try Self.warm(home, config)
-        let shell = try Self.shell(home, config)
         defer { _ = shell.finish() }
         #expect(!shell.send("pages").contains("crasher/news"))
         #expect(shell.send("plugins").contains("crasher 1.0.0"))
-        try FixtureBuilder.buildCrasher(output: extra + "/.libcrasher.so.new", version: 2)
-        #expect(rename(extra + "/.libcrasher.so.new", extra + "/libcrasher.so") == 0)
+        try Self.replaceCrasher(in: extra, version: 2)
         let used = shell.send("crash now fine")
         #expect(!used.contains("error"), "\(used)")
         let plugins = shell.send("plugins")
@@ -93,20 +111,11 @@ struct LazyLoadingTests {
 
     @Test("replaced before first use by a version that traps when loaded: vetted again, refused in one line at first use, the shell goes on")
     func replacedByABrokenVersion() throws {
-        let home = try PluginHome("lazytrap")
+        let (home, extra, shell) = try Self.withCrasher("lazytrap")
         defer { home.remove() }
-        let extra = try home.folder("extra")
-        try FixtureBuilder.buildCrasher(output: extra + "/libcrasher.so")
-        let config = try Self.config(home, directories: [extra])
-        try Self.warm(home, config)
-        let shell = try Self.shell(home, config)
-        #expect(shell.send("plugins").contains("libcrasher.so  registered, loaded on first use"))
-        try FixtureBuilder.buildCrasher(output: extra + "/.libcrasher.so.new", version: 3)
-        #expect(rename(extra + "/.libcrasher.so.new", extra + "/libcrasher.so") == 0)
+        try Self.replaceCrasher(in: extra, version: 3)
         // Loaded on the strength of the old verdict, its entry's trap would end the shell.
-        let failed = shell.send("crash now fine")
-        let errors = failed.split(separator: "\n").filter { $0.hasPrefix("coordsh: error:") }
-        #expect(errors.count == 1 && errors[0].contains("plugin crasher (\(extra)/libcrasher.so) could not be loaded"), "\(failed)")
+        Self.expectOneLineLoadFailure(shell.send("crash now fine"), extra: extra)
         #expect(shell.send("echo still here") == "still here\n")
         #expect(shell.finish() == 1)
     }
@@ -133,18 +142,10 @@ struct LazyLoadingTests {
 
     @Test("a registered plugin whose file is gone at first use: that command fails in one line, the shell goes on")
     func goneAtFirstUse() throws {
-        let home = try PluginHome("lazygone")
+        let (home, extra, shell) = try Self.withCrasher("lazygone")
         defer { home.remove() }
-        let extra = try home.folder("extra")
-        try FixtureBuilder.buildCrasher(output: extra + "/libcrasher.so")
-        let config = try Self.config(home, directories: [extra])
-        try Self.warm(home, config)
-        let shell = try Self.shell(home, config)
-        #expect(shell.send("plugins").contains("libcrasher.so  registered, loaded on first use"))
         try FileManager.default.removeItem(atPath: extra + "/libcrasher.so")
-        let failed = shell.send("crash now fine")
-        let errors = failed.split(separator: "\n").filter { $0.hasPrefix("coordsh: error:") }
-        #expect(errors.count == 1 && errors[0].contains("plugin crasher (\(extra)/libcrasher.so) could not be loaded"), "\(failed)")
+        Self.expectOneLineLoadFailure(shell.send("crash now fine"), extra: extra)
         #expect(shell.send("echo after") == "after\n")
         #expect(shell.send("cart add 3").contains("── Cart (1 item) ──"))
         #expect(shell.finish() == 1, "a script with a failed line ends with status 1")
