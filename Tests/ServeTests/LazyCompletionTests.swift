@@ -1,0 +1,39 @@
+import CoordShell
+import Foundation
+import TestSupport
+import Testing
+
+/// Completion works from what cached plugins registered, without loading them: a server in
+/// one process (so that its /proc/PID/maps is the app's), a client completing commands,
+/// verbs, routes and parameter names of plugins that are only registered.
+@Suite("Completion without loading")
+struct LazyCompletionTests {
+    @Test("completing commands, verbs, routes and parameter names maps no plugin; completing a value loads the one that offers it")
+    func completionFromTheRegistry() throws {
+        let server = try ServeTests.Server(arguments: ["--single-process"]) { folder in
+            // A first start vets the plugins and writes down what each registered.
+            let warm = try run(
+                BuildProducts.coordsh, ["--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite", "-c", "echo warm"],
+                environment: ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "XDG_CONFIG_HOME": folder + "/config"])
+            #expect(warm.status == 0, "\(warm.stderr)")
+        }
+        let client = try ServeTests.attach(server)
+        #expect(try ServeTests.complete(client, "ca", word: "ca").contains("cart"))
+        #expect(try ServeTests.complete(client, "cart ch", word: "ch") == ["checkout"])
+        #expect(try ServeTests.complete(client, "open payment/r", word: "payment/r") == ["payment/receipt"])
+        #expect(try ServeTests.complete(client, "open payment/receipt o", word: "o").contains("orderID="))
+        func maps() throws -> String {
+            let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/maps"))
+            defer { try? file.close() }
+            return String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+        }
+        for name in ["Cart", "Payment", "Account"] {
+            #expect(!(try maps()).contains("lib\(name)Plugin.so"), "completion mapped lib\(name)Plugin.so")
+        }
+        // Promo codes come from the Cart plugin's code.
+        #expect(try ServeTests.complete(client, "cart offer W", word: "W").contains("WELCOME10"))
+        #expect(try maps().contains("libCartPlugin.so"))
+        #expect(!(try maps()).contains("libPaymentPlugin.so"))
+        #expect(try server.stop() == 0)
+    }
+}
