@@ -112,6 +112,16 @@ public final class PluginLoader {
     /// Loads one plugin file, or throws why not. An explicit load retries a refused file.
     @discardableResult
     public func load(_ path: String) throws(PluginRefusal) -> LoadedPlugin {
+        // A plugin registered from the cache and not loaded yet: load it now.
+        if let file = try? PluginFile(path: path), deferredFiles.contains(file.realPath), let name = loadedFiles[file.realPath]?.name,
+            let feature = app.features.features.first(where: { !$0.isLoaded && $0.origin?.name == name }) {
+            do throws(CoordError) {
+                try feature.load()
+            } catch {
+                throw refused.last { $0.path == path } ?? PluginRefusal(path: path, kind: .registration, reason: error.message)
+            }
+            if let plugin = loaded.first(where: { $0.origin.name == name }) { return plugin }
+        }
         let outcome = loadBatch([path], explicit: true)
         if let refusal = outcome.refused.first { throw refusal }
         guard let plugin = outcome.loaded.first else {

@@ -75,6 +75,10 @@ struct LazyLoadingTests {
         #expect(!maps.contains("libPaymentPlugin.so"))
         let listed = shell.send("plugins")
         #expect(listed.contains("libCartPlugin.so\n") && listed.contains("libPaymentPlugin.so  registered, loaded on first use"), "\(listed)")
+        // Asked for by name, a registered plugin is loaded now.
+        let payment = BuildProducts.directory + "/libPaymentPlugin.so"
+        #expect(shell.send("plugins load \(payment)").contains("loaded plugin payment 0.3.0 from \(payment)"))
+        #expect(try shell.mappedFiles().contains("libPaymentPlugin.so"))
     }
 
     @Test("a plugin that provides a service another needs is loaded when that service is first needed")
