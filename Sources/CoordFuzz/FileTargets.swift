@@ -52,7 +52,14 @@ enum FileTargets {
         let again = VerdictCache.parse(VerdictCache.serialize(entries))
         // A field with a tab or a line break cannot be written; the writer leaves it out.
         let writable = entries.filter { VerdictCache.serialize([$0.key: $0.value]).split(separator: "\n").count == 2 }
-        return Rule.same(writable, again, "verdict cache written and read again")
+        if let broken = Rule.same(writable, again, "verdict cache written and read again") { return broken }
+        // A plugin's packed manifests (or any bytes where they go) unpack without trapping,
+        // and what unpacks packs back to the same text.
+        for text in [bytes.text] + entries.values.map(\.manifests) {
+            guard let manifests = ManifestPacking.unpack(text) else { continue }
+            if let broken = Rule.same(ManifestPacking.pack(manifests), text, "manifests unpacked and packed again") { return broken }
+        }
+        return nil
     }
 
     /// A file with these bytes, opened as a plugin: refused in one line, or an ELF shared

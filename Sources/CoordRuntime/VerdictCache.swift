@@ -13,8 +13,8 @@ import Foundation
 /// (the change time cannot be set back by a user) means the file changed: it is hashed and
 /// vetted again. The file, `$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv`, has one line per
 /// entry with tab-separated fields: it is read at every start with plugins, and a Codable JSON
-/// file of 500 entries took 20 ms to decode (the manifests, one JSON field per line, are
-/// decoded only for the plugins registered from them). It is read only when a plugin is looked
+/// file of 500 entries took 20 ms to decode (the manifests, one packed field per line, are
+/// unpacked only for the plugins registered from them; `ManifestPacking`). It is read only when a plugin is looked
 /// up, and a missing or unreadable one is an empty cache, never an error. Each line ends with
 /// the SHA-256 of its other fields: a line edited by hand (say, a page renamed in a manifest)
 /// no longer matches, is dropped, and its plugin is vetted, loaded and written down again.
@@ -29,8 +29,9 @@ public final class VerdictCache {
         var sha256: String
         var host: String
         var verdict: PluginVerdict
-        /// The JSON of the features the plugin registered when it was last loaded; "" until then.
-        var manifests: String = ""
+        /// The features the plugin registered when it was last loaded (`ManifestPacking`); ""
+        /// until then, or when they cannot be packed.
+        package var manifests: String = ""
     }
 
     /// The cache file, or nil to keep verdicts in memory only.
@@ -38,8 +39,6 @@ public final class VerdictCache {
     private var loaded: [String: Entry]?
     private var dirty = false
     nonisolated static let header = "coordsh plugin verdicts 2"
-    /// One for every manifest read at a start (a hundred plugins, a hundred decodes).
-    private let decoder = JSONDecoder()
 
     public init(path: String?) {
         self.path = path
@@ -76,8 +75,8 @@ public final class VerdictCache {
     /// What the plugin in `file` registered when it was last loaded, if the file is unchanged
     /// since and the entry is sound; nil when it must be loaded to know.
     func manifests(for file: PluginFile) -> [FeatureManifest]? {
-        guard lookup(file, sha256: nil) != nil, let text = entries[file.realPath]?.manifests, !text.isEmpty,
-            let manifests = try? decoder.decode([FeatureManifest].self, from: Data(text.utf8)), !manifests.isEmpty
+        guard lookup(file, sha256: nil) != nil, let text = entries[file.realPath]?.manifests,
+            let manifests = ManifestPacking.unpack(text), !manifests.isEmpty
         else { return nil }
         return manifests
     }
@@ -85,10 +84,7 @@ public final class VerdictCache {
     /// Records what the plugin in `file` registered, next to its verdict (which it must have).
     func store(_ manifests: [FeatureManifest], for file: PluginFile) {
         guard lookup(file, sha256: nil) != nil, var entry = entries[file.realPath] else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(manifests) else { return }
-        let text = String(decoding: data, as: UTF8.self)
+        let text = ManifestPacking.pack(manifests) ?? ""
         guard text != entry.manifests else { return }
         entry.manifests = text
         entries[file.realPath] = entry

@@ -132,14 +132,16 @@ struct LazyLoadingTests {
         try Self.warm(home, config)
         let cache = home.path + "/cache/coordsh/plugin-verdicts.tsv"
         let text = try String(contentsOfFile: cache, encoding: .utf8)
-        #expect(text.contains("\"name\":\"checkout\""))
-        try text.replacingOccurrences(of: "\"name\":\"checkout\"", with: "\"name\":\"checkoot\"").write(toFile: cache, atomically: true, encoding: .utf8)
+        // The cart's page `checkout`, as the cache packs it (an entry, then its fields).
+        let page = "\u{1E}checkout\u{1F}", edited = "\u{1E}checkoot\u{1F}"
+        #expect(text.contains(page))
+        try text.replacingOccurrences(of: page, with: edited).write(toFile: cache, atomically: true, encoding: .utf8)
         let after = try home.coordsh(["--config", config, "--db", home.path + "/shop.sqlite", "--json", "-c", "pages", "-c", "plugins"])
         #expect(after.stdout.contains("\"cart/checkout") || after.stdout.contains("checkout key:string"), "\(after.stdout)")
         #expect(!after.stdout.contains("checkoot"))
         #expect(after.stdout.contains("\"vetting_processes\":1"), "only the edited entry is vetted again: \(after.stdout)")
         let rebuilt = try String(contentsOfFile: cache, encoding: .utf8)
-        #expect(rebuilt.contains("\"name\":\"checkout\"") && !rebuilt.contains("checkoot"))
+        #expect(rebuilt.contains(page) && !rebuilt.contains("checkoot"))
         let third = try home.coordsh(["--config", config, "--db", home.path + "/shop.sqlite", "--json", "-c", "plugins"])
         #expect(third.stdout.contains("\"vetting_processes\":0"), "\(third.stdout)")
     }

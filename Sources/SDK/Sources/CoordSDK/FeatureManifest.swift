@@ -17,6 +17,14 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
         public var secret: Bool
         public var summary: String
 
+        public init(name: String, type: ValueType, optional: Bool, secret: Bool, summary: String) {
+            self.name = name
+            self.type = type
+            self.optional = optional
+            self.secret = secret
+            self.summary = summary
+        }
+
         init(_ parameter: CoordSDK.Parameter) {
             name = parameter.name
             type = parameter.type
@@ -34,12 +42,24 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
         public var name: String
         public var summary: String
         public var parameters: [Parameter]
+
+        public init(name: String, summary: String, parameters: [Parameter]) {
+            self.name = name
+            self.summary = summary
+            self.parameters = parameters
+        }
     }
 
     public struct MessageEntry: Codable, Sendable, Equatable {
         public var verb: String
         public var summary: String
         public var arguments: [Parameter]
+
+        public init(verb: String, summary: String, arguments: [Parameter]) {
+            self.verb = verb
+            self.summary = summary
+            self.arguments = arguments
+        }
     }
 
     public var name: String
@@ -49,6 +69,18 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
     public var messages: [MessageEntry]
     public var needs: [String]
     public var provides: [String]
+
+    public init(
+        name: String, prefix: String, summary: String, pages: [PageEntry], messages: [MessageEntry], needs: [String], provides: [String]
+    ) {
+        self.name = name
+        self.prefix = prefix
+        self.summary = summary
+        self.pages = pages
+        self.messages = messages
+        self.needs = needs
+        self.provides = provides
+    }
 
     /// What `definition` registers.
     public init(_ definition: FeatureDefinition) {

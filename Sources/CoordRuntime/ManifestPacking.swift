@@ -1,0 +1,89 @@
+import CoordSDK
+
+/// The manifests of one plugin as one field of the verdict cache, and back.
+///
+/// JSON was the first form: decoding it was a quarter of what a plugin registered from the
+/// cache costs at start-up (≈ 25 µs each; BENCHMARKS.md, issue 19), because Codable builds its
+/// containers through generic metadata. This form is a few splits: four separator characters
+/// from the C0 range nest features, their parts, their entries and an entry's fields. A
+/// string that contains one of them (or a tab or line break, which the cache file cannot hold)
+/// is not packed: that plugin is then loaded at start-up as before, never misread.
+package enum ManifestPacking {
+    private static let feature: Unicode.Scalar = "\u{1C}"   // file separator: between features
+    private static let part: Unicode.Scalar = "\u{1D}"      // group separator: between a feature's parts
+    private static let entry: Unicode.Scalar = "\u{1E}"     // record separator: between entries of a part
+    private static let field: Unicode.Scalar = "\u{1F}"     // unit separator: between fields of an entry
+    private static let parameter: Unicode.Scalar = "\u{1A}" // between an entry's parameters
+
+    package static func pack(_ manifests: [FeatureManifest]) -> String? {
+        let reserved: Set<Unicode.Scalar> = [feature, part, entry, field, parameter, "\t", "\n", "\r"]
+        var strings: [String] = []
+        for manifest in manifests {
+            strings += [manifest.name, manifest.prefix, manifest.summary] + manifest.needs + manifest.provides
+            for page in manifest.pages { strings += [page.name, page.summary] + page.parameters.flatMap { [$0.name, $0.summary] } }
+            for message in manifest.messages { strings += [message.verb, message.summary] + message.arguments.flatMap { [$0.name, $0.summary] } }
+        }
+        guard !strings.contains(where: { $0.unicodeScalars.contains(where: reserved.contains) }) else { return nil }
+        func parameters(_ list: [FeatureManifest.Parameter]) -> String {
+            list.map { [$0.name, $0.type.rawValue, $0.optional ? "1" : "0", $0.secret ? "1" : "0", $0.summary].joined(separator: String(field)) }
+                .joined(separator: String(parameter))
+        }
+        return manifests.map { manifest in
+            [
+                [manifest.name, manifest.prefix, manifest.summary].joined(separator: String(field)),
+                manifest.pages.map { [$0.name, $0.summary, parameters($0.parameters)].joined(separator: String(field)) }.joined(separator: String(entry)),
+                manifest.messages.map { [$0.verb, $0.summary, parameters($0.arguments)].joined(separator: String(field)) }.joined(separator: String(entry)),
+                manifest.needs.joined(separator: String(entry)),
+                manifest.provides.joined(separator: String(entry)),
+            ].joined(separator: String(part))
+        }.joined(separator: String(feature))
+    }
+
+    /// The manifests, or nil for anything that is not exactly what `pack` writes.
+    package static func unpack(_ text: String) -> [FeatureManifest]? {
+        guard !text.isEmpty, !text.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return nil }
+        var manifests: [FeatureManifest] = []
+        for packed in split(text, feature) {
+            let parts = split(packed, part)
+            guard parts.count == 5 else { return nil }
+            let head = split(parts[0], field)
+            guard head.count == 3 else { return nil }
+            var pages: [FeatureManifest.PageEntry] = []
+            for item in entries(parts[1]) {
+                guard let (name, summary, list) = named(item) else { return nil }
+                pages.append(FeatureManifest.PageEntry(name: name, summary: summary, parameters: list))
+            }
+            var messages: [FeatureManifest.MessageEntry] = []
+            for item in entries(parts[2]) {
+                guard let (verb, summary, list) = named(item) else { return nil }
+                messages.append(FeatureManifest.MessageEntry(verb: verb, summary: summary, arguments: list))
+            }
+            manifests.append(FeatureManifest(
+                name: head[0], prefix: head[1], summary: head[2], pages: pages, messages: messages,
+                needs: entries(parts[3]), provides: entries(parts[4])))
+        }
+        return manifests
+    }
+
+    /// An entry's name, summary and parameters (`name␟summary␟param␚param…`, each parameter
+    /// five `␟`-separated fields).
+    private static func named(_ item: String) -> (String, String, [FeatureManifest.Parameter])? {
+        let fields = item.unicodeScalars.split(separator: field, maxSplits: 2, omittingEmptySubsequences: false).map { String($0) }
+        guard fields.count == 3 else { return nil }
+        var list: [FeatureManifest.Parameter] = []
+        for packed in entries(fields[2], by: parameter) {
+            let p = split(packed, field)
+            guard p.count == 5, let type = ValueType(rawValue: p[1]), p[2] == "0" || p[2] == "1", p[3] == "0" || p[3] == "1" else { return nil }
+            list.append(FeatureManifest.Parameter(name: p[0], type: type, optional: p[2] == "1", secret: p[3] == "1", summary: p[4]))
+        }
+        return (fields[0], fields[1], list)
+    }
+
+    private static func entries(_ text: String, by separator: Unicode.Scalar = entry) -> [String] {
+        text.isEmpty ? [] : split(text, separator)
+    }
+
+    private static func split(_ text: String, _ separator: Unicode.Scalar) -> [String] {
+        text.unicodeScalars.split(separator: separator, omittingEmptySubsequences: false).map { String($0) }
+    }
+}
