@@ -4,8 +4,8 @@ import CoordSDK
 ///
 /// JSON was the first form: decoding it was a quarter of what a plugin registered from the
 /// cache costs at start-up (≈ 25 µs each; BENCHMARKS.md, issue 19), because Codable builds its
-/// containers through generic metadata. This form is a few splits: four separator characters
-/// from the C0 range nest features, their parts, their entries and an entry's fields. A
+/// containers through generic metadata. This form is a few splits: five separator characters
+/// from the C0 range nest features, their parts, entries, parameters and fields. A
 /// string that contains one of them (or a tab or line break, which the cache file cannot hold)
 /// is not packed: that plugin is then loaded at start-up as before, never misread.
 package enum ManifestPacking {
