@@ -47,7 +47,7 @@ package enum ManifestPacking {
             let parts = split(packed, part)
             guard parts.count == 5 else { return nil }
             let head = split(parts[0], field)
-            guard head.count == 3 else { return nil }
+            guard head.count == 3, head.allSatisfy(isLeaf) else { return nil }
             var pages: [FeatureManifest.PageEntry] = []
             for item in entries(parts[1]) {
                 guard let (name, summary, list) = named(item) else { return nil }
@@ -58,9 +58,11 @@ package enum ManifestPacking {
                 guard let (verb, summary, list) = named(item) else { return nil }
                 messages.append(FeatureManifest.MessageEntry(verb: verb, summary: summary, arguments: list))
             }
+            let needs = entries(parts[3]), provides = entries(parts[4])
+            guard needs.allSatisfy(isLeaf), provides.allSatisfy(isLeaf) else { return nil }
             manifests.append(FeatureManifest(
                 name: head[0], prefix: head[1], summary: head[2], pages: pages, messages: messages,
-                needs: entries(parts[3]), provides: entries(parts[4])))
+                needs: needs, provides: provides))
         }
         return manifests
     }
@@ -69,7 +71,7 @@ package enum ManifestPacking {
     /// five `␟`-separated fields).
     private static func named(_ item: String) -> (String, String, [FeatureManifest.Parameter])? {
         let fields = item.unicodeScalars.split(separator: field, maxSplits: 2, omittingEmptySubsequences: false).map { String($0) }
-        guard fields.count == 3 else { return nil }
+        guard fields.count == 3, isLeaf(fields[0]), isLeaf(fields[1]) else { return nil }
         var list: [FeatureManifest.Parameter] = []
         for packed in entries(fields[2], by: parameter) {
             let p = split(packed, field)
@@ -77,6 +79,12 @@ package enum ManifestPacking {
             list.append(FeatureManifest.Parameter(name: p[0], type: type, optional: p[2] == "1", secret: p[3] == "1", summary: p[4]))
         }
         return (fields[0], fields[1], list)
+    }
+
+    /// A name, summary or other plain string: none of the separators inside (only what `pack`
+    /// writes unpacks, so that reading and writing agree).
+    private static func isLeaf(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { $0 == feature || $0 == part || $0 == entry || $0 == field || $0 == parameter }
     }
 
     private static func entries(_ text: String, by separator: Unicode.Scalar = entry) -> [String] {
