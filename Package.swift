@@ -22,6 +22,7 @@ let package = Package(
     name: "coordsh",
     products: [
         .executable(name: "coordsh", targets: ["coordsh"]),
+        .executable(name: "coordsh-server", targets: ["coordsh-server"]),
         .library(name: "ContentPlugin", type: .dynamic, targets: ["ContentPlugin"]),
         .library(name: "AccountPlugin", type: .dynamic, targets: ["AccountPlugin"]),
         .library(name: "CartPlugin", type: .dynamic, targets: ["CartPlugin"]),
@@ -89,11 +90,18 @@ let package = Package(
             sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordShell", "CoordProtocol",
         ]),
         .executableTarget(name: "CoordFuzzer", dependencies: ["CoordFuzz"]),
+        // The command line both executables share: the shell's options, connect, plugin.
+        .target(name: "CoordCLI", dependencies: ["CoordShell", "CoordRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // Two executables (HostExecutables): the shell without SwiftNIO, which every start of
+        // it would map, and coordsh-server with `serve` and the supervised app process.
+        // Installed in PREFIX/bin, each finds libCoordSDK.so in PREFIX/lib/coordsh; in the
+        // build tree the library sits beside it ($ORIGIN, SwiftPM's own rpath).
         .executableTarget(
-            name: "coordsh",
-            dependencies: ["CoordShell", "CoordServe", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            // Installed as PREFIX/bin/coordsh, it finds libCoordSDK.so in PREFIX/lib/coordsh; in
-            // the build tree the library sits beside it ($ORIGIN, SwiftPM's own rpath).
+            name: "coordsh", dependencies: ["CoordCLI"],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/coordsh"])]),
+        .executableTarget(
+            name: "coordsh-server",
+            dependencies: ["CoordCLI", "CoordServe", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/coordsh"])]),
         // The shipped catalog (config/catalog.json, a symlink) is compiled in: the shop works
         // with no config file anywhere.

@@ -56,11 +56,7 @@ public final class VerdictCache {
 
     /// What the host that vets is: a verdict from another SDK, compiler or coordsh build is
     /// not trusted.
-    static let host: String = {
-        var info = stat()
-        let exe = stat("/proc/self/exe", &info) == 0 ? "\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" : "?"
-        return "abi \(PluginABI.version) sdk \(CoordSDKVersion.library) swift \(CoordSDKVersion.compiler) coordsh \(exe)"
-    }()
+    static let host = "abi \(PluginABI.version) sdk \(CoordSDKVersion.library) swift \(CoordSDKVersion.compiler) coordsh \(HostExecutables.buildIdentity)"
 
     /// The cached verdict and hash for `file`, if the file is unchanged since it was vetted
     /// (and, when `sha256` is known, has that hash).

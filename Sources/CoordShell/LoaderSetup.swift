@@ -13,7 +13,5 @@ extension Shell {
     }
 
     /// This process's executable, which also runs the vetting and contract children.
-    package static var executablePath: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
+    package static var executablePath: String { HostExecutables.current }
 }

@@ -14,7 +14,8 @@ extension Shell {
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
         let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"
         defer { unlink(runningFile) }
-        let executable = Shell.executablePath
+        // The app process is `coordsh-server worker`: the shell itself does not contain it.
+        let executable = HostExecutables.server
         let launch = { try WorkerProcess(executable: executable, arguments: arguments, runningFile: runningFile) }
         // The first worker starts before this process reads its configuration: its loading
         // (plugins, database) and ours overlap (`./bench startup`). It reads the same file.

@@ -72,7 +72,7 @@ package final class WorkerProcess {
         close(errPipe[1])
         guard spawned == 0 else {
             close(pair[0]); close(errPipe[0])
-            throw Failure(description: "cannot start the app process \(executable): \(String(cString: strerror(spawned)))")
+            throw Failure(description: "\(executable): \(String(cString: strerror(spawned)))")
         }
         pid = child
         self.runningFile = runningFile

@@ -32,8 +32,8 @@ def start(home, extra_env=None, args=(), config=CONFIG):
 
 
 def kill_worker(child):
-    """SIGKILL of the one `coordsh worker` under a supervised shell."""
-    workers = subprocess.run(["pgrep", "-P", str(child.pid), "-f", "coordsh worker"], capture_output=True, text=True).stdout.split()
+    """SIGKILL of the one `coordsh-server worker` under a supervised shell."""
+    workers = subprocess.run(["pgrep", "-P", str(child.pid), "-f", "coordsh-server worker"], capture_output=True, text=True).stdout.split()
     assert len(workers) == 1, workers
     os.kill(int(workers[0]), 9)
 

@@ -45,6 +45,10 @@ struct InstallTests {
             #expect(listed.count == 4, "\(plugins.stdout)")
         }
 
+        // The supervised shell's app process is the coordsh-server installed beside it.
+        let supervised = try run(coordsh, ["--supervised", "-c", "cart add 3"], environment: home.environment, directory: "/")
+        #expect(supervised.status == 0 && supervised.stdout.contains("#3   Leather Boots"), "\(supervised.stderr)\n\(supervised.stdout)")
+
         // A new plugin from the installed binary builds against the installed SDK.
         let package = home.path + "/weather"
         let created = try run(coordsh, ["plugin", "new", "weather", "--path", package], environment: home.environment, directory: home.path)

@@ -81,6 +81,27 @@ struct LazyLoadingTests {
         #expect(try shell.mappedFiles().contains("libPaymentPlugin.so"))
     }
 
+    @Test("the shell and coordsh-server (a supervised shell's app process) trust each other's verdicts: whichever ran last, the other registers from the cache")
+    func shellAndServerShareVerdicts() throws {
+        // Either order: the first start vets, the other executable's start finds the verdicts
+        // and registers the plugins without loading them (a cache keyed on one executable
+        // re-vetted every plugin each time the shell and its worker took turns).
+        for supervisedFirst in [true, false] {
+            let home = try PluginHome(supervisedFirst ? "sharedsup" : "sharedone")
+            defer { home.remove() }
+            let config = try Self.config(home, startPage: "")
+            let db = ["--db", home.path + "/shop.sqlite"]
+            let first = try home.coordsh((supervisedFirst ? ["--supervised"] : []) + ["--config", config] + db + ["-c", "echo warm"])
+            #expect(first.status == 0, "\(first.stderr)")
+            let second = try home.coordsh((supervisedFirst ? [] : ["--supervised"]) + ["--config", config] + db + ["-c", "plugins"])
+            #expect(second.status == 0, "\(second.stderr)")
+            for name in ["Content", "Account", "Cart", "Payment"] {
+                #expect(second.stdout.contains("lib\(name)Plugin.so  registered, loaded on first use"),
+                        "supervised first: \(supervisedFirst)\n\(second.stdout)")
+            }
+        }
+    }
+
     @Test("a plugin that provides a service another needs is loaded when that service is first needed")
     func providerLoadedOnNeed() throws {
         let home = try PluginHome("lazyneed")

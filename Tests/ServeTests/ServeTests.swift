@@ -208,6 +208,32 @@ struct ServeTests {
         return result
     }
 
+    @Test("the shell is coordsh-server's front: serve and connect through it use it (same pid, coordsh-server's image); without it, serve and --supervised fail in one line and in-process commands still work")
+    func shellWithoutServer() throws {
+        // Served through the shell's `serve`: the process it started is coordsh-server now.
+        let server = try Server()
+        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(server.process.processIdentifier)/exe")
+        #expect(exe == BuildProducts.coordshServer, "\(exe)")
+        #expect(try server.coordsh(["connect", "--socket", server.socket, "-c", "cart add 3"]).stdout.contains("── Cart (1 item) ──"))
+        #expect(try server.stop() == 0)
+
+        let folder = try makeTemporaryDirectory("serve-missing")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let coordsh = try BuildProducts.copyBinaryAlone(to: folder + "/bin")
+        let missing = folder + "/bin/coordsh-server"
+        try FileManager.default.removeItem(atPath: missing)
+        let environment = ["HOME": folder, "XDG_RUNTIME_DIR": folder, "XDG_DATA_HOME": folder + "/data", "XDG_CACHE_HOME": folder + "/cache"]
+        let serve = try run(coordsh, ["serve"], environment: environment, timeout: 20)
+        #expect(serve.status == 2)
+        #expect(serve.stderr == "coordsh: error: 'serve' needs \(missing): No such file or directory (it is built and installed beside coordsh)\n", "\(serve.stderr)")
+        let supervised = try run(coordsh, ["--supervised", "-c", "cart add 3"], environment: environment, timeout: 20)
+        #expect(supervised.status == 1)
+        #expect(supervised.stderr == "coordsh: error: cannot start the app process: \(missing): No such file or directory\n", "\(supervised.stderr)")
+        let alone = try run(coordsh, ["-c", "cart add 3"], environment: environment, timeout: 60)
+        #expect(alone.status == 0, "\(alone.stderr)")
+        #expect(alone.stdout.contains("── Cart (1 item) ──"))
+    }
+
     @Test("a plugin copied into the watched folder with three clients attached: loaded once, each client told, its pages complete in every scene")
     func pluginDroppedIn() throws {
         let server = try Server(config: "[plugins]\ndirs = [\"$FOLDER/plugins\"]\n") { folder in

@@ -24,18 +24,20 @@ public enum BuildProducts {
     }()
 
     public static var coordsh: String { directory + "/coordsh" }
+    /// `coordsh serve` and the supervised app process (`coordsh` execs or spawns it).
+    public static var coordshServer: String { directory + "/coordsh-server" }
 
     public static func plugin(_ name: String) -> String { directory + "/lib\(name)Plugin.so" }
 
     public static let bundledPlugins = ["Content", "Account", "Cart", "Payment"]
 
-    /// Copies the executable, the SDK and CoordShop libraries and the bundled plugins — and nothing else: no
-    /// config, no catalog — into `folder`, as a user who copies the binary somewhere would.
-    /// The copy finds its library through RUNPATH `$ORIGIN` and its plugins beside it.
-    /// Returns the copied executable.
+    /// Copies the two executables (the shell and coordsh-server), the SDK and CoordShop libraries
+    /// and the bundled plugins — and nothing else: no config, no catalog — into `folder`, as a
+    /// user who copies the binaries somewhere would. The copy finds its library through RUNPATH
+    /// `$ORIGIN` and its plugins beside it. Returns the copied shell.
     public static func copyBinaryAlone(to folder: String) throws -> String {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for file in [coordsh, directory + "/libCoordSDK.so", directory + "/libCoordShop.so"] + bundledPlugins.map(plugin) {
+        for file in [coordsh, coordshServer, directory + "/libCoordSDK.so", directory + "/libCoordShop.so"] + bundledPlugins.map(plugin) {
             try FileManager.default.copyItem(atPath: file, toPath: folder + "/" + (file as NSString).lastPathComponent)
         }
         return folder + "/coordsh"

@@ -1,0 +1,88 @@
+import ArgumentParser
+import CoordShell
+import Foundation
+
+/// `coordsh plugin …`: tools for plugin authors.
+struct PluginCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coordsh plugin", abstract: "Check a plugin against the contract, or start a new one.",
+        subcommands: [CheckCommand.self, NewCommand.self])
+}
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Run the plugin contract suite against PATH.so in a child process.",
+        discussion: "Prints one line per check and 'N passed, N failed'; exits 0 only when every check passed. A crash or hang fails the check it happened in.")
+
+    @Argument(help: "The plugin's .so file.") var path: String
+    @Flag(name: .customLong("json"), help: "Print the results as one JSON document.") var json = false
+    @Flag(name: .customLong("alone"), help: "Load no other plugin: its dependencies are only the host's services.") var alone = false
+    @Option(name: .customLong("config"), help: ArgumentHelp("Read the configuration (plugin folders, feature settings) from FILE.", valueName: "FILE"))
+    var configPath: String?
+    @Option(name: .customLong("plugin-dir"), help: ArgumentHelp("Also load plugins from DIR as its companions (repeatable).", valueName: "DIR"))
+    var pluginDirectories: [String] = []
+    @Option(name: .customLong("timeout"), help: ArgumentHelp("Seconds one check may take before it counts as hung.", valueName: "SECONDS"))
+    var timeout: Double = 10
+
+    // The child side (the parent starts it; also the loader's vetting).
+    @Flag(name: .customLong("child"), help: .hidden) var child = false
+    @Option(name: .customLong("from"), help: .hidden) var from = 0
+    @Option(name: .customLong("only"), help: .hidden) var only: String?
+    @Option(name: .customLong("fd"), help: .hidden) var descriptor: Int32?
+
+    func run() throws {
+        let status = MainActor.assumeIsolated { () -> Int32 in
+            if child {
+                var options = PluginCheckChild.Options()
+                options.path = path
+                options.from = from
+                options.only = only?.split(separator: ",").map(String.init)
+                options.descriptor = descriptor
+                options.alone = alone
+                options.configPath = configPath
+                options.pluginDirectories = pluginDirectories
+                return PluginCheckChild.run(options)
+            }
+            var options = PluginCheck.Options()
+            options.path = path
+            options.json = json
+            options.alone = alone
+            options.configPath = configPath
+            options.pluginDirectories = pluginDirectories
+            options.timeout = timeout
+            return PluginCheck.run(options)
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+struct NewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "new",
+        abstract: "Create a plugin package NAME: a coordinator, two pages, one message and a contract test.")
+
+    @Argument(help: "The feature's name and message prefix (lower-case letters and digits).") var name: String
+    @Option(name: .customLong("path"), help: ArgumentHelp("Create it in DIR (default: ./NAME).", valueName: "DIR"))
+    var path: String?
+    @Option(name: .customLong("sdk"), help: ArgumentHelp("The coordsh SDK package to build against (default: the one this binary was built from).", valueName: "DIR"))
+    var sdk: String?
+
+    @Option(name: .customLong("config"), help: ArgumentHelp("The configuration whose plugin folders hold the plugins a new name must not clash with.", valueName: "FILE"))
+    var configPath: String?
+
+    func run() throws {
+        let directory = path ?? name
+        let sdkPath = sdk ?? PluginTemplate.defaultSDKPath
+        do {
+            let taken = MainActor.assumeIsolated { PluginTemplate.takenNames(configPath: configPath) }
+            let files = try PluginTemplate.create(name: name, in: directory, sdkPath: sdkPath, taken: taken)
+            print("created plugin '\(name)' in \(directory), built against the SDK in \(sdkPath):")
+            for file in files { print("  \(file)") }
+            print("build it with: cd \(directory) && swift build")
+        } catch {
+            FileHandle.standardError.write(Data("coordsh: error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
