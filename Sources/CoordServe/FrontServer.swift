@@ -7,7 +7,7 @@ import Logging
 import NIOCore
 
 /// A supervised `coordsh serve` (the default): this process owns the socket, the clients and
-/// each scene's place, and loads no plugin; the app runs in a `coordsh worker` child. Each
+/// each scene's place, and loads no plugin; the app runs in a `coordsh-server worker` child. Each
 /// client's requests are relayed to its scene there, and the worker's answers and pushes back.
 /// When a command crashes the worker, its client gets the crash line, every other client a
 /// note, and the next worker gets every scene back (see `Supervisor`) — PostgreSQL's

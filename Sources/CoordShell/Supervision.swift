@@ -3,7 +3,7 @@ import Foundation
 
 extension Shell {
     /// `coordsh --supervised`: this process keeps the terminal, the history and the session's
-    /// place; the plugins, coordinators and database run in a `coordsh worker` child, which a
+    /// place; the plugins, coordinators and database run in a `coordsh-server worker` child, which a
     /// crash replaces (see `SupervisedBackend`).
     func runSupervised() -> Int32 {
         var arguments = ["worker", "--fd", "3", "--terminal"]

@@ -7,7 +7,7 @@ import Foundation
 import Glibc
 #endif
 
-/// A `coordsh worker` child of a supervised front: started with one end of a control
+/// A `coordsh-server worker` child of a supervised front: started with one end of a control
 /// socketpair as its descriptor 3, over which the front hands it one end of a new socketpair
 /// per scene (`openScene`); in a process group of its own (Ctrl-C at the prompt is the front's, not
 /// the worker's), its stderr kept for the crash report, and `SWIFT_BACKTRACE` off so that a
