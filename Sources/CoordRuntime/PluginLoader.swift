@@ -73,7 +73,7 @@ public final class PluginLoader {
     /// Files (real paths) of plugins registered from the cache and not loaded yet.
     private var deferredFiles: Set<String> = []
     /// The plugin folders' owner and mode, looked at once per scan (`loadBatch`).
-    private var foldersSeen: [String: (owner: UInt32, mode: UInt32)?] = [:]
+    private var foldersSeen = PluginPolicy.FolderMemo()
 
     public init(app: AppCoordinator) {
         self.app = app
@@ -146,8 +146,8 @@ public final class PluginLoader {
         var candidates: [Candidate] = []
         var refusals: [PluginRefusal] = []
         var plugins: [LoadedPlugin] = []
-        foldersSeen = [:]
-        defer { foldersSeen = [:] }
+        foldersSeen = PluginPolicy.FolderMemo()
+        defer { foldersSeen = PluginPolicy.FolderMemo() }
         func refuse(_ refusal: PluginRefusal, _ file: PluginFile?) {
             refusals.append(refusal)
             refused.removeAll { $0.path == refusal.path }

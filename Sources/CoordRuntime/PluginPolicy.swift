@@ -18,22 +18,36 @@ public struct PluginPolicy: Sendable {
         self.configFile = configFile
     }
 
+    /// What one scan has learnt about plugin folders, so that a hundred plugins in one folder
+    /// cost one `stat` of it and one standardizing of its path (Foundation's
+    /// `standardizingPath` resolves links component by component: it was a fifth of what a
+    /// plugin registered from the cache cost at start-up).
+    struct FolderMemo {
+        var status: [String: (owner: UInt32, mode: UInt32)?] = [:]
+        var standardized: [String: String] = [:]
+    }
+
     /// Refuses a file or folder that someone other than the user or root could change.
-    /// `folders` remembers what the folders' `stat` said within one scan: a hundred plugins in
-    /// one folder stat it once.
-    func checkOwnership(_ file: PluginFile, folders seen: inout [String: (owner: UInt32, mode: UInt32)?]) throws(PluginRefusal) {
+    func checkOwnership(_ file: PluginFile, folders memo: inout FolderMemo) throws(PluginRefusal) {
         try check(owner: file.owner, mode: file.mode, what: "it", path: file.path, file: file)
         var folders = [(file.realPath as NSString).deletingLastPathComponent]
-        let given = ((file.path as NSString).deletingLastPathComponent as NSString).standardizingPath
+        let parent = (file.path as NSString).deletingLastPathComponent
+        let given: String
+        if let known = memo.standardized[parent] {
+            given = known
+        } else {
+            given = (parent as NSString).standardizingPath
+            memo.standardized[parent] = given
+        }
         if !given.isEmpty, !folders.contains(given) { folders.append(given) }
         for folder in folders {
             let status: (owner: UInt32, mode: UInt32)?
-            if let known = seen[folder] {
+            if let known = memo.status[folder] {
                 status = known
             } else {
                 var info = stat()
                 status = stat(folder.isEmpty ? "." : folder, &info) == 0 ? (info.st_uid, info.st_mode) : nil
-                seen[folder] = .some(status)
+                memo.status[folder] = .some(status)
             }
             guard let status else { continue }
             try check(owner: status.owner, mode: status.mode, what: "its folder \(folder)", path: folder, file: file)
@@ -41,8 +55,8 @@ public struct PluginPolicy: Sendable {
     }
 
     func checkOwnership(_ file: PluginFile) throws(PluginRefusal) {
-        var folders: [String: (owner: UInt32, mode: UInt32)?] = [:]
-        try checkOwnership(file, folders: &folders)
+        var memo = FolderMemo()
+        try checkOwnership(file, folders: &memo)
     }
 
     private func check(owner: UInt32, mode: UInt32, what: String, path: String, file: PluginFile) throws(PluginRefusal) {

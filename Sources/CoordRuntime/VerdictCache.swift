@@ -117,12 +117,14 @@ public final class VerdictCache {
     /// The file's entries: a line that is not one (a field missing or of the wrong kind) is
     /// left out, a file without the header gives none — anything of the user's can write here.
     nonisolated package static func parse(_ text: String) -> [String: Entry] {
-        // Split by scalars: as characters, "\r\n" is one that is not "\n".
-        let lines = text.unicodeScalars.split(separator: "\n").map(String.init)
-        guard lines.first == header else { return [:] }
+        // Split by bytes: as characters, "\r\n" is one that is not "\n"; and in UTF-8 the bytes
+        // of a line break or a tab are never part of another character, so splitting the bytes
+        // is splitting the scalars, without decoding each one.
+        let lines = Array(text.utf8).split(separator: 0x0A)
+        guard let first = lines.first, String(decoding: first, as: UTF8.self) == header else { return [:] }
         var entries: [String: Entry] = [:]
         for line in lines.dropFirst() {
-            let f = line.unicodeScalars.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let f = line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
             guard f.count == 14, seal(f.prefix(13)) == f[13], let size = Int64(f[1]), let modified = Int64(f[2]),
                   let changed = Int64(f[3]), let inode = UInt64(f[4]), let device = UInt64(f[5]) else { continue }
             let refusal = f[10].isEmpty ? nil : PluginRefusal.Kind(rawValue: f[10])

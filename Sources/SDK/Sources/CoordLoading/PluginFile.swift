@@ -59,7 +59,7 @@ public final class PluginFile {
         device = UInt64(info.st_dev)
         owner = info.st_uid
         mode = info.st_mode
-        realPath = Self.resolve("/proc/self/fd/\(fd)") ?? Self.resolve(path) ?? path
+        realPath = Self.openedPath(fd) ?? Self.resolve(path) ?? path
         guard (mode & S_IFMT) == S_IFREG else {
             throw PluginRefusal(path: path, kind: .notAFile, reason: (mode & S_IFMT) == S_IFDIR ? "is a folder, not a plugin file" : "not a regular file")
         }
@@ -93,6 +93,19 @@ public final class PluginFile {
             buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0.prefix(got))) }
             offset += off_t(got)
         }
+    }
+
+    /// The path the kernel has for the open file: one `readlink` of /proc/self/fd/N, where
+    /// `realpath` walked it component by component (an eighth of what a plugin registered from
+    /// the cache cost at start-up). Nil when the file was deleted or is not reachable by a path,
+    /// which the kernel says with a suffix or a non-absolute name.
+    static func openedPath(_ fd: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        guard length > 0, length < buffer.count - 1 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard path.hasPrefix("/"), !path.hasSuffix(" (deleted)") else { return nil }
+        return path
     }
 
     static func resolve(_ path: String) -> String? {
