@@ -164,12 +164,12 @@ public enum Serve {
     static func supervisedFront(_ options: Options, config: Config, logger: Logger) -> FrontServer {
         var arguments = ["worker", "--fd", "3", "--log-level", "notice", "--guest-tag", "\(getpid())-\(Int(Date().timeIntervalSince1970))"]
         if let path = options.configPath { arguments += ["--config", path] }
-        if let path = options.databasePath { arguments += ["--db", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
         let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"
         let executable = Shell.executablePath
+        let database = options.databasePath
         let supervisor = Supervisor(answerTimeout: config.workerTimeout, quarantine: Quarantine(path: config.expandedQuarantinePath())) {
-            try WorkerProcess(executable: executable, arguments: arguments, runningFile: runningFile, echo: true)
+            try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, echo: true)
         }
         return FrontServer(supervisor: supervisor, logger: logger, settings: config.serve)
     }

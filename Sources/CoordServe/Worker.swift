@@ -41,7 +41,11 @@ public enum Worker {
     public static func run(_ options: Options) -> Int32 {
         guard let (config, logger) = Serve.prepare(options.app, label: "coordsh.worker", level: options.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .warning) else { return 1 }
         signal(SIGPIPE, SIG_IGN)
-        let host = AppHost(config: config, databaseOverride: options.app.databasePath)
+        // The front's --db comes in the environment (WorkerProcess.databaseVariable), and goes
+        // no further: the children this process starts (vetting) do not need it.
+        let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WorkerProcess.databaseVariable]
+        unsetenv(WorkerProcess.databaseVariable)
+        let host = AppHost(config: config, databaseOverride: database)
         let report = host.start(extraPluginDirectories: options.app.pluginDirectories, secrets: NoTerminalSecrets())
         let server = Server(host: host, logger: logger, settings: config.serve)
         server.servesTerminal = options.terminal

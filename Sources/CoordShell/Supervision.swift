@@ -10,13 +10,13 @@ extension Shell {
         // As in one process: commands given up front (-c) need no watch of the plugin folders.
         if !options.commands.isEmpty { arguments.append("--no-watch") }
         if let path = options.configPath { arguments += ["--config", path] }
-        if let path = options.databasePath { arguments += ["--db", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
         let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"
         defer { unlink(runningFile) }
         // The app process is `coordsh-server worker`: the shell itself does not contain it.
         let executable = HostExecutables.server
-        let launch = { try WorkerProcess(executable: executable, arguments: arguments, runningFile: runningFile) }
+        let database = options.databasePath
+        let launch = { try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile) }
         // The first worker starts before this process reads its configuration: its loading
         // (plugins, database) and ours overlap (`./bench startup`). It reads the same file.
         let first = try? launch()

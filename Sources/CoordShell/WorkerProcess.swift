@@ -31,9 +31,15 @@ package final class WorkerProcess {
     package let runningFile: String
     private let output: OutputTail
 
+    /// The environment variable that carries the front's `--db` to its worker. Not an
+    /// argument: a PostgreSQL URL may hold a password, and any user can read another's
+    /// command line in `ps`, while /proc/PID/environ is the owner's alone.
+    package static let databaseVariable = "COORDSH_WORKER_DB"
+
     /// `echo`: what the worker writes to stderr (its log) is also written to this process's
-    /// stderr — a supervised server's log holds its worker's.
-    package init(executable: String, arguments: [String], runningFile: String, echo: Bool = false) throws {
+    /// stderr — a supervised server's log holds its worker's. `database`: the `--db` the
+    /// worker opens (see `databaseVariable`).
+    package init(executable: String, arguments: [String], database: String? = nil, runningFile: String, echo: Bool = false) throws {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw Failure(description: "cannot make a socketpair: \(String(cString: strerror(errno)))")
@@ -62,6 +68,7 @@ package final class WorkerProcess {
         posix_spawnattr_setpgroup(&attributes, 0)
         var environment = ProcessInfo.processInfo.environment
         environment["COORDSH_WORKER_RUNNING"] = runningFile
+        environment[Self.databaseVariable] = database
         environment["SWIFT_BACKTRACE"] = "enable=no"
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

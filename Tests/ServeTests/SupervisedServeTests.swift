@@ -169,6 +169,22 @@ struct SupervisedServeTests {
         #expect(connected == -1 && reason == ECONNREFUSED, "a connect to the killed server's socket: \(connected), errno \(reason)")
     }
 
+    @Test("the front's --db reaches its worker in the environment, not on its command line (a PostgreSQL URL may hold a password, and anyone may read a command line)")
+    func databaseNotOnCommandLine() throws {
+        let server = try Self.serverWithCrasher()
+        let client = try ServeTests.attach(server)
+        let added = try Self.send(client, "cart add 3")
+        #expect(added.error == nil && added.result?.lines.joined(separator: "\n").contains("Leather Boots") == true, "\(String(describing: added.error))")
+        let worker = try #require(Self.workerPID(of: server))
+        let commandLine = String(decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(worker)/cmdline")), as: UTF8.self)
+            .replacingOccurrences(of: "\0", with: " ")
+        #expect(commandLine.contains(" worker "), "\(commandLine)")
+        #expect(!commandLine.contains(server.database), "the worker's command line shows the database: \(commandLine)")
+        // The worker opened the front's database, not the default one.
+        #expect(FileManager.default.fileExists(atPath: server.database))
+        #expect(!FileManager.default.fileExists(atPath: server.folder + "/data/coordsh/shop.sqlite"))
+    }
+
     /// The inodes of the sockets `pid` holds open, from /proc/PID/fd.
     static func socketInodes(of pid: pid_t) -> Set<String> {
         let folder = "/proc/\(pid)/fd"
