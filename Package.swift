@@ -52,8 +52,10 @@ let package = Package(
         .target(name: "CSocketPass"),
         // Children that inherit only what they are given (posix_spawn's closefrom action).
         .target(name: "CSpawn"),
+        // Where an already loaded library was found (dlinfo): libCoordSDK.so's folder.
+        .target(name: "CLoadedLibrary"),
         .target(name: "CoordRuntime", dependencies: [
-            sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"), "CSpawn",
+            sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"), "CSpawn", "CLoadedLibrary",
             "TOMLKit", .product(name: "Crypto", package: "swift-crypto"),
             // scrypt for the host's password hashing: the one BoringSSL in the process.
             .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -1,5 +1,6 @@
 import Foundation
 import TOMLKit
+import CLoadedLibrary
 import CoordSDK
 
 /// The shell's configuration: the built-in defaults with the keys of one TOML file over them.
@@ -485,25 +486,23 @@ public struct Config: Sendable, Equatable {
 
     /// The folder of the running executable, from /proc/self/exe.
     public static func executableDirectory() -> String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return (exe as NSString).deletingLastPathComponent
+        (HostExecutables.current as NSString).deletingLastPathComponent
     }
 
     /// The folder of the `libCoordSDK.so` this process runs with, as the dynamic loader found
-    /// it (from /proc/self/maps; symbolic links resolved): the build folder in a build tree,
+    /// it (symbolic links resolved): the build folder in a build tree,
     /// `PREFIX/lib/coordsh` once installed. The bundled plugins are installed beside it.
     /// Falls back to the executable's folder.
     public static func sdkDirectory() -> String { mappedSDKDirectory }
 
-    /// Found once: where the loader mapped the library does not change while the process runs,
-    /// and every expansion of a plugin folder would otherwise read the whole map again.
+    /// Found once: where the loader mapped the library does not change while the process runs.
+    /// The loader says which file it opened for the library (`dlinfo`); resolved, it is what
+    /// /proc/self/maps would show — which used to be read and searched here at every start.
     private static let mappedSDKDirectory: String = {
-        // Read with read(2) to the end: Foundation's file reading trusts st_size, which is 0
-        // for /proc files, and then returns only part of the map now and then.
-        let maps = (try? readWhole("/proc/self/maps")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        for line in maps.split(separator: "\n") where line.hasSuffix("/libCoordSDK.so") {
-            guard let slash = line.firstIndex(of: "/") else { continue }
-            return (String(line[slash...]) as NSString).deletingLastPathComponent
+        if let name = coordsh_loaded_library_path("libCoordSDK.so"), let resolved = realpath(name, nil) {
+            defer { free(resolved) }
+            let path = String(cString: resolved)
+            if path.hasSuffix("/libCoordSDK.so") { return (path as NSString).deletingLastPathComponent }
         }
         return executableDirectory()
     }()

@@ -13,9 +13,8 @@ public enum HostExecutables {
 
     /// This process's executable (symbolic links resolved), which also runs the vetting and
     /// contract children: both executables have `plugin check`.
-    public static var current: String {
+    public static let current: String =
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
 
     /// `coordsh-server` beside this executable (itself, when this is it).
     public static var server: String {
