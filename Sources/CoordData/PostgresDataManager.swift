@@ -179,6 +179,16 @@ public final class PostgresDataManager: DataManaging {
         return ["ok"]
     }
 
+    /// The pause after failed attempt `attempt`, in microseconds: short, growing and jittered,
+    /// so that two writers that collided do not collide again at once — random between 0.5 ms
+    /// and 1 ms × 2^attempt, never above 50 ms. Computed in Int with the shift bounded: in
+    /// UInt32 the doubling wrapped to 0 at the 29th attempt, the range became empty and the
+    /// shell trapped (SIGILL) under heavy write contention.
+    static func retryPause(after attempt: Int) -> UInt32 {
+        let ceiling = min(1_000 << min(max(attempt, 0), 6), 50_000)
+        return UInt32(Int.random(in: 500...ceiling))
+    }
+
     /// Runs `body` in a transaction opened with `begin`: committed when it returns, rolled back
     /// when it throws. Runs it again when the server asks for a retry (40001 serialization
     /// failure, 40P01 deadlock) or when the connection had broken before this transaction
@@ -203,9 +213,7 @@ public final class PostgresDataManager: DataManaging {
                 }
                 let retry = error.isRetryable || (isBroken && attempt == 1)
                 guard retry, attempt < Self.attempts else { throw error.coordError(location: server.display, attempts: attempt) }
-                // A short, growing, jittered pause, so that two writers that collided do not
-                // collide again at once.
-                if error.isRetryable { usleep(UInt32.random(in: 500...min(1000 << attempt, 50_000))) }
+                if error.isRetryable { usleep(Self.retryPause(after: attempt)) }
             } catch {
                 if !isBroken { db.rollback() }
                 throw error

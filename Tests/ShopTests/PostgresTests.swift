@@ -202,6 +202,29 @@ struct PostgresTests {
         #expect(lines.allSatisfy { $0[2] == "20" }, "\(lines.filter { $0[2] != "20" })")
     }
 
+    @Test("a write the server refuses as a serialization failure every time: retried 40 times with pauses, then one line; the shell goes on")
+    func conflictsEveryTime() throws {
+        let home = try makeTemporaryDirectory("pgconflict")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let db = try PostgresServer.createDatabase("conflict")
+        let name = try #require(PostgresServer.databaseName(of: db))
+        #expect(try coordsh(home, ["--db", db, "-c", "cart show"]).status == 0)
+        // Every change to a cart line fails as two serializable writers that collided would.
+        _ = try PostgresServer.psql("""
+            CREATE FUNCTION coordsh_test_conflict() RETURNS trigger AS $$
+            BEGIN RAISE EXCEPTION 'forced conflict' USING ERRCODE = 'serialization_failure'; END $$ LANGUAGE plpgsql;
+            CREATE TRIGGER coordsh_test_conflict BEFORE INSERT OR UPDATE ON cart_lines
+            FOR EACH ROW EXECUTE FUNCTION coordsh_test_conflict();
+            """, database: name)
+        // The pauses grow to 50 ms: 40 attempts take about a second (a shell used to trap at
+        // the 29th, when the pause's arithmetic wrapped).
+        let result = try coordsh(home, ["--db", db, "--keep-going", "-c", "cart add 3", "-c", "content show 3"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr == "coordsh: error: database \(db): other writers kept conflicting with this change (40 attempts); nothing was changed, try again\n", "\(result.stderr)")
+        #expect(result.stdout.contains("Leather Boots"), "the shell went on: \(result.stdout)")
+        #expect(try PostgresServer.psql("SELECT count(*) FROM cart_lines", database: name).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
     @Test("two processes paying the same checkout at the same instant, 50 times: 50 orders, each paid once")
     func concurrentPayments() throws {
         let home = try makeTemporaryDirectory("pgpay")
