@@ -26,6 +26,9 @@ public struct LoadedPlugin: Sendable, Equatable {
 public final class PluginLoader {
     public let app: AppCoordinator
     public private(set) var loaded: [LoadedPlugin] = []
+    /// Where each plugin name first appears in `loaded`: the duplicate check runs for every
+    /// plugin of a scan, and searching the list made a scan of N plugins quadratic.
+    private var loadedIndex: [String: Int] = [:]
     /// The files refused so far (the latest reason per file).
     public private(set) var refused: [PluginRefusal] = []
     /// Who may supply plugins.
@@ -292,7 +295,7 @@ public final class PluginLoader {
         refusedFiles[file.realPath] = nil
         refused.removeAll { $0.path == file.path }
         let plugin = LoadedPlugin(origin: origin, features: definitions.map(\.name), vettedNow: candidate.vettedNow)
-        loaded.append(plugin)
+        record(plugin)
         return plugin
     }
 
@@ -320,7 +323,7 @@ public final class PluginLoader {
         refusedFiles[file.realPath] = nil
         refused.removeAll { $0.path == file.path }
         let plugin = LoadedPlugin(origin: origin, features: manifests.map(\.name), vettedNow: false, isLoaded: false)
-        loaded.append(plugin)
+        record(plugin)
         return plugin
     }
 
@@ -423,8 +426,15 @@ public final class PluginLoader {
         }
     }
 
+    /// Adds `plugin` to `loaded` and to the index by name.
+    private func record(_ plugin: LoadedPlugin) {
+        if loadedIndex[plugin.origin.name] == nil { loadedIndex[plugin.origin.name] = loaded.count }
+        loaded.append(plugin)
+    }
+
     private func checkNotLoaded(_ name: String, version: String, file: PluginFile) throws(PluginRefusal) {
-        guard let other = loaded.first(where: { $0.origin.name == name }) else { return }
+        guard let index = loadedIndex[name] else { return }
+        let other = loaded[index]
         if other.origin.version == version {
             throw PluginRefusal(path: file.path, kind: .duplicate, reason: "duplicate plugin name '\(name)': already loaded from \(other.origin.path)")
         }

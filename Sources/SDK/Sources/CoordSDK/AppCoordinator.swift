@@ -115,6 +115,9 @@ public final class AppCoordinator: Coordinator {
     }
 
     private func unmetNeeds(_ needs: [DependencyKey], provided: [DependencyKey]) -> [DependencyKey] {
+        // Most plugins need nothing: then there is no set of every provided service to build
+        // (which made registering N plugins quadratic).
+        guard !needs.isEmpty else { return [] }
         var available = DependencySet(hostServices.map(\.key) + provided)
         for feature in features.features { for key in feature.providedKeys { available.insert(key) } }
         return needs.filter { !available.contains($0) }
