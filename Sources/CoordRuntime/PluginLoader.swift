@@ -26,8 +26,9 @@ public struct LoadedPlugin: Sendable, Equatable {
 public final class PluginLoader {
     public let app: AppCoordinator
     public private(set) var loaded: [LoadedPlugin] = []
-    /// Where each plugin name first appears in `loaded`: the duplicate check runs for every
-    /// plugin of a scan, and searching the list made a scan of N plugins quadratic.
+    /// Where each plugin name first appears in `loaded` — the one way a plugin is found by
+    /// name: the duplicate check runs for every plugin of a scan, and searching the list made
+    /// a scan of N plugins quadratic.
     private var loadedIndex: [String: Int] = [:]
     /// The files refused so far (the latest reason per file).
     public private(set) var refused: [PluginRefusal] = []
@@ -123,7 +124,7 @@ public final class PluginLoader {
             } catch {
                 throw refused.last { $0.path == path } ?? PluginRefusal(path: path, kind: .registration, reason: error.message)
             }
-            if let plugin = loaded.first(where: { $0.origin.name == name }) { return plugin }
+            if let index = loadedIndex[name] { return loaded[index] }
         }
         let outcome = loadBatch([path], explicit: true)
         if let refusal = outcome.refused.first { throw refusal }
@@ -413,7 +414,7 @@ public final class PluginLoader {
         refusedFiles[deferred.realPath] = nil
         loadedFiles[deferred.realPath] = nil
         loadedFiles[file.realPath] = (deferred.name, Seen(file))
-        if let index = loaded.firstIndex(where: { $0.origin.name == deferred.name }) {
+        if let index = loadedIndex[deferred.name] {
             loaded[index].origin = origin
             loaded[index].isLoaded = true
             loaded[index].vettedNow = loaded[index].vettedNow || vettedNow
