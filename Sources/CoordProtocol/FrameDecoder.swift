@@ -64,11 +64,15 @@ public struct FrameDecoder {
     }
 
     /// One frame: the length prefix and the object as compact JSON (see `JSONWriter`; keys in
-    /// no particular order, which a reader must not depend on).
+    /// no particular order, which a reader must not depend on). A body over the frame limit is
+    /// `too_large`, with a line for the person whose command produced it: the command ran, only
+    /// its answer cannot travel.
     public static func encode(_ object: [String: Any]) throws(ProtocolError) -> [UInt8] {
         let body = try JSONWriter.write(object)
         guard body.count <= WireProtocol.maxFrameBytes else {
-            throw ProtocolError("frame_too_large", "a reply of \(body.count) bytes is over the frame limit of \(WireProtocol.maxFrameBytes)")
+            throw ProtocolError(
+                "too_large",
+                "the command ran, but its output is too large to send: \(body.count) bytes as a reply, over the protocol's limit of \(WireProtocol.maxFrameBytes) (1 MiB); ask for less (a narrower list, a search) or run the command in one process (coordsh -c, or --single-process)")
         }
         let n = UInt32(body.count)
         return [UInt8(n >> 24 & 0xff), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + body

@@ -120,9 +120,11 @@ public enum ServerReply: Sendable {
                 .merging(h.notices.isEmpty ? [:] : ["notices": h.notices.map { ["text": $0.text, "warning": $0.warning] }]) { $1 }
         case .result(let r):
             var o: [String: Any] = [
-                "type": "result", "id": r.id, "ok": r.error == nil, "status": r.status, "lines": r.lines,
+                "type": "result", "id": r.id, "ok": r.error == nil, "status": r.status,
                 "notices": r.notices.map { ["text": $0.text, "warning": $0.warning] }, "quit": r.quit, "secret": r.secret,
             ]
+            // A failure prints nothing on stdout: it has no `lines` (PROTOCOL.md).
+            if r.error == nil { o["lines"] = r.lines }
             o["document"] = r.document ?? NSNull()
             o["route"] = r.route ?? NSNull()
             if let resume = r.resume { o["resume"] = resume }
@@ -195,6 +197,32 @@ public enum ServerReply: Sendable {
             return .upgrade(text: try f.string("text"))
         case let other:
             throw ProtocolError("reply", "unknown reply type '\(Fields.clip(other))'")
+        }
+    }
+}
+
+extension ServerReply {
+    /// The id of the request this frame answers; nil for a push or a connection-level fault.
+    public var requestID: Int? {
+        switch self {
+        case .result(let result): result.id
+        case .secret(let id, _, _), .completions(let id, _): id
+        case .error(let id, _, _): id
+        case .hello, .event, .goodbye, .upgrade: nil
+        }
+    }
+
+    /// The frame's `type`, for a log line.
+    public var typeName: String {
+        switch self {
+        case .hello: "hello"
+        case .result: "result"
+        case .secret: "secret"
+        case .completions: "completions"
+        case .event: "event"
+        case .error: "error"
+        case .goodbye: "goodbye"
+        case .upgrade: "upgrade"
         }
     }
 }

@@ -390,7 +390,9 @@ public struct Config: Sendable, Equatable {
                 return number
             }
             if let n = try count("max_clients", atLeast: 1) { config.serve.maxClients = n }
-            if let n = try count("outbound_limit", atLeast: 4096) { config.serve.outboundLimit = n }
+            // Two whole frames (1 MiB each, with their length): a limit below one would drop a
+            // client that reads, at the first large reply.
+            if let n = try count("outbound_limit", atLeast: 2 << 20) { config.serve.outboundLimit = n }
             if let s = try seconds("handshake_timeout") { config.serve.handshakeTimeout = s }
             if let s = try seconds("drain_timeout") { config.serve.drainTimeout = s }
             if let value = serveTable["allow_root"] {

@@ -10,14 +10,23 @@ struct ClientLink: Sendable {
     let channel: any Channel
     let pid: Int32
     let uid: UInt32
+    /// Where a push too large to send is logged.
+    let logger: Logger
 
-    /// Sends one frame. A reply that cannot be encoded becomes an error frame, never a trap.
+    /// Sends one frame. A reply that cannot be encoded — in practice one over the frame limit —
+    /// is never a trap and never a broken connection: the answer to a request becomes that
+    /// request's one-line `too_large` error (the connection stays open); a push that large is
+    /// not sent, and logged.
     func send(_ reply: ServerReply) {
         let bytes: [UInt8]
         do {
             bytes = try FrameDecoder.encode(reply.object)
         } catch {
-            guard let fallback = try? FrameDecoder.encode(ServerReply.error(id: nil, code: error.code, message: error.message).object) else { return }
+            guard let id = reply.requestID else {
+                logger.warning("client \(id) (pid \(pid)): a \(reply.typeName) frame not sent: \(error.message)")
+                return
+            }
+            guard let fallback = try? FrameDecoder.encode(ServerReply.error(id: id, code: error.code, message: error.message).object) else { return }
             bytes = fallback
         }
         channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)

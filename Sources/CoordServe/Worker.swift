@@ -74,7 +74,7 @@ public enum Worker {
                         loop.execute { exit(0) }
                         return
                     }
-                    loop.execute { attach(received, loop: loop, hub: hub, id: ids.next(), handshakeTimeout: timeout) }
+                    loop.execute { attach(received, loop: loop, hub: hub, id: ids.next(), handshakeTimeout: timeout, outboundLimit: config.serve.outboundLimit) }
                 }
             }
             if options.watchPlugins {
@@ -84,11 +84,14 @@ public enum Worker {
         return 0
     }
 
-    /// One scene's connection, from the front: the protocol handler on it, as on a client's.
-    static func attach(_ descriptor: Int32, loop: any EventLoop, hub: ServerHub, id: Int, handshakeTimeout: TimeAmount) {
+    /// One scene's connection, from the front: the protocol handler on it, as on a client's,
+    /// with the server's outbound limit (NIO's default high-water mark, 64 KiB, would drop the
+    /// front at the first reply larger than that, which the front takes for a crash).
+    static func attach(_ descriptor: Int32, loop: any EventLoop, hub: ServerHub, id: Int, handshakeTimeout: TimeAmount, outboundLimit: Int) {
         ClientBootstrap(group: loop)
+            .channelOption(.writeBufferWaterMark, value: .init(low: outboundLimit / 2, high: outboundLimit))
             .channelInitializer { channel in
-                let link = ClientLink(id: id, channel: channel, pid: getppid(), uid: getuid())
+                let link = ClientLink(id: id, channel: channel, pid: getppid(), uid: getuid(), logger: hub.logger)
                 do {
                     try channel.pipeline.syncOperations.addHandler(ClientHandler(link: link, hub: hub, handshakeTimeout: handshakeTimeout))
                 } catch {

@@ -75,7 +75,7 @@ struct ServeTests {
 
     @Test("a client written in Python from PROTOCOL.md: handshake, commands, two users, every fault, 16 clients x 500 commands")
     func pythonClient() throws {
-        let server = try Server(config: "[serve]\nmax_clients = 20\nhandshake_timeout = 1\noutbound_limit = 65536\n")
+        let server = try Server(config: "[serve]\nmax_clients = 20\nhandshake_timeout = 1\noutbound_limit = 2097152\n")
         let script = BuildProducts.packageRoot + "/Tests/ServeTests/client.py"
         let inherited = ProcessInfo.processInfo.environment
         var environment = ["HOME": inherited["HOME"] ?? "/root"]
