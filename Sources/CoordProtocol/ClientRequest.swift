@@ -7,7 +7,9 @@ public enum ClientRequest: Equatable, Sendable {
     /// the new scene (a supervised shell restoring its session in a new app process). `scene`
     /// names the scene; only a worker heeds it, from its front, so that a scene restored in a
     /// new worker keeps its name and its guest cart (a server names its clients' scenes itself).
-    case hello(version: Int, client: String, resume: String? = nil, scene: String? = nil)
+    /// `peer` is, from a front too, the pid of the client whose scene it is: what `scenes`
+    /// shows (the worker's own peer is the front).
+    case hello(version: Int, client: String, resume: String? = nil, scene: String? = nil, peer: Int? = nil)
     /// Runs one command line in the client's scene. `secrets` answers, in order, the password
     /// prompts the command stopped at before (see `ServerReply.secret`).
     case run(id: Int, line: String, secrets: [String])
@@ -25,7 +27,8 @@ public enum ClientRequest: Equatable, Sendable {
         case "hello":
             return .hello(
                 version: try fields.int("version"), client: try fields.optionalString("client") ?? "",
-                resume: try fields.optionalString("resume"), scene: try fields.optionalString("scene"))
+                resume: try fields.optionalString("resume"), scene: try fields.optionalString("scene"),
+                peer: try fields.optionalInt("peer"))
         case "run":
             let line = try fields.string("line")
             guard line.count <= maxLineLength else {
@@ -33,7 +36,7 @@ public enum ClientRequest: Equatable, Sendable {
             }
             return .run(id: try fields.int("id"), line: line, secrets: try fields.optionalStrings("secrets") ?? [])
         case "complete":
-            return .complete(id: try fields.int("id"), line: try fields.string("line"), word: try fields.optionalString("word") ?? "")
+            return .complete(id: try fields.int("id"), line: try fields.string("line"), word: try fields.string("word"))
         case "bye":
             return .bye
         case let other:
@@ -44,10 +47,11 @@ public enum ClientRequest: Equatable, Sendable {
     /// The frame object of this request (what a client sends).
     public var object: [String: Any] {
         switch self {
-        case .hello(let version, let client, let resume, let scene):
+        case .hello(let version, let client, let resume, let scene, let peer):
             var object: [String: Any] = ["type": "hello", "version": version, "client": client]
             object["resume"] = resume
             object["scene"] = scene
+            object["peer"] = peer
             return object
         case .run(let id, let line, let secrets):
             return secrets.isEmpty ? ["type": "run", "id": id, "line": line] : ["type": "run", "id": id, "line": line, "secrets": secrets]

@@ -52,14 +52,14 @@ final class ClientHandler: ChannelInboundHandler {
 
     private func handle(_ request: ClientRequest) throws(ProtocolError) {
         switch (state, request) {
-        case (.awaitingHello, .hello(let version, let client, let resume, let scene)):
+        case (.awaitingHello, .hello(let version, let client, let resume, let scene, let peer)):
             timeout?.cancel()
             guard version == WireProtocol.version else {
                 throw ProtocolError(
                     "version", "protocol version mismatch: server speaks \(WireProtocol.version), client \(client.isEmpty ? "" : "'\(ProtocolError.clip(client))' ")speaks \(version)")
             }
             state = .open
-            hub.opened(link, resume: resume, scene: scene)
+            hub.opened(link, resume: resume, scene: scene, peer: peer)
         case (.awaitingHello, _):
             throw ProtocolError("handshake", "the first frame must be a hello")
         case (.open, .hello):

@@ -58,9 +58,9 @@ final class FrontServer: ClientServing {
 
     // MARK: Connections
 
-    func open(_ link: ClientLink, resume: String?, scene _: String?) {
+    func open(_ link: ClientLink, resume: String?, scene _: String?, peer _: Int?) {
         guard link.admitted(draining: draining, attached: clients.count, settings: settings, logger: logger) else { return }
-        let scene = SceneLink(name: "c\(link.id)", secrets: noPrompt, resume: resume)
+        let scene = SceneLink(name: "c\(link.id)", secrets: noPrompt, resume: resume, peer: link.pid)
         if supervisor.worker != nil {
             do {
                 try supervisor.attach(scene)

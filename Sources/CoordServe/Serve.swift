@@ -209,7 +209,7 @@ public enum Serve {
         let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
             level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
         return credentials.flatMap { peer in
-            let link = ClientLink(id: id, channel: channel, pid: peer.pid, uid: peer.uid)
+            let link = ClientLink(id: id, channel: channel, pid: peer.pid, uid: peer.uid, logger: hub.logger)
             let allowed = peer.uid == ownUID || (peer.uid == 0 && settings.allowRoot)
             guard allowed else {
                 hub.log(.warning, "client \(id) (pid \(peer.pid)) refused: uid \(peer.uid) is not the server's (uid \(ownUID))")

@@ -54,7 +54,7 @@ final class Server: ClientServing {
     // MARK: Connections
 
     /// A client said hello: give it a scene, or refuse it when the server is full or closing.
-    func open(_ link: ClientLink, resume: String?, scene name: String?) {
+    func open(_ link: ClientLink, resume: String?, scene name: String?, peer: Int?) {
         guard link.admitted(draining: draining, attached: clients.count, settings: settings, logger: logger) else { return }
         let secrets = RemoteSecrets()
         let identifier = takesSceneNames ? name ?? "c\(link.id)" : servesTerminal ? "terminal" : "c\(link.id)"
@@ -63,7 +63,7 @@ final class Server: ClientServing {
             guestCart: servesTerminal
                 ? GuestCart(owner: .sharedGuest, endsWithScene: false)
                 : GuestCart(owner: .guest("guest:\(guestTag):\(identifier)"), endsWithScene: true),
-            secrets: secrets, peer: Session.Peer(pid: link.pid, uid: link.uid))
+            secrets: secrets, peer: Session.Peer(pid: takesSceneNames ? peer.flatMap { Int32(exactly: $0) } ?? link.pid : link.pid, uid: link.uid))
         clients[link.id] = Client(link: link, session: session, secrets: secrets)
         var page: [String] = []
         if let home = host.config.home, let request = try? RouteRequest.parse(home),

@@ -12,8 +12,8 @@ struct ServerHub: Sendable {
     let logger: Logger
     let loop: any EventLoop
 
-    func opened(_ link: ClientLink, resume: String?, scene: String?) {
-        MainActor.assumeIsolated { server.open(link, resume: resume, scene: scene) }
+    func opened(_ link: ClientLink, resume: String?, scene: String?, peer: Int?) {
+        MainActor.assumeIsolated { server.open(link, resume: resume, scene: scene, peer: peer) }
     }
 
     func received(_ request: ClientRequest, from link: ClientLink) {
@@ -33,8 +33,9 @@ struct ServerHub: Sendable {
 /// supervised front that relays each client to its scene in a worker (`FrontServer`).
 @MainActor
 protocol ClientServing: AnyObject, Sendable {
-    /// A client said hello (with a login to resume, and a scene name a worker takes).
-    func open(_ link: ClientLink, resume: String?, scene: String?)
+    /// A client said hello (with a login to resume, and a scene name and the person's client
+    /// pid, which a worker takes from its front).
+    func open(_ link: ClientLink, resume: String?, scene: String?, peer: Int?)
     func handle(_ request: ClientRequest, from link: ClientLink)
     /// The connection ended.
     func close(_ link: ClientLink)

@@ -27,13 +27,13 @@ package final class RemoteBackend: ShellBackend {
 
     /// Says hello on a connection already made (a supervised front's socketpair to its
     /// worker), with the login session to resume in the new scene and the scene's name, if any.
-    init(connection: ServerConnection, secrets: SecretPrompt, resume: String? = nil, scene: String? = nil) throws {
+    init(connection: ServerConnection, secrets: SecretPrompt, resume: String? = nil, scene: String? = nil, peer: Int32? = nil) throws {
         self.connection = connection
         let path = connection.path
         self.secrets = secrets
         resumeToken = resume
         do {
-            try connection.write(.hello(version: WireProtocol.version, client: "coordsh connect", resume: resume, scene: scene))
+            try connection.write(.hello(version: WireProtocol.version, client: "coordsh connect", resume: resume, scene: scene, peer: peer.map(Int.init)))
         } catch {
             // A server that refuses a peer (another uid, full) answers and closes before our
             // hello is written: its reason is still there to read, and better than EPIPE.

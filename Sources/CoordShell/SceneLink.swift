@@ -32,8 +32,13 @@ package final class SceneLink {
     /// Notes for the scene's person that arrived outside a command's answer.
     package var pending: [Reply.Notice] = []
 
-    package init(name: String, secrets: SecretPrompt, resume: String? = nil) {
+    /// The pid of the person's client, told to every worker this scene is built in (`scenes`
+    /// shows it); nil for a terminal's scene, whose client is the front itself.
+    private let peer: Int32?
+
+    package init(name: String, secrets: SecretPrompt, resume: String? = nil, peer: Int32? = nil) {
         self.name = name
+        self.peer = peer
         self.secrets = secrets
         resumeToken = resume
     }
@@ -51,7 +56,7 @@ package final class SceneLink {
         connection.answerTimeout = timeout
         let remote: RemoteBackend
         do {
-            remote = try RemoteBackend(connection: connection, secrets: secrets, resume: resumeToken, scene: name)
+            remote = try RemoteBackend(connection: connection, secrets: secrets, resume: resumeToken, scene: name, peer: peer)
         } catch {
             throw RestoreFailure(what: resumeToken == nil ? "the scene" : "the login")
         }

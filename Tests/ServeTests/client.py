@@ -2,7 +2,7 @@
 """A coordsh serve client written from PROTOCOL.md alone, and the protocol checks run with it.
 
 Usage: client.py SOCKET DATABASE   (the server runs with max_clients=20, handshake_timeout=1,
-outbound_limit=65536). Exits 0 when every check passed; prints the failing check otherwise.
+outbound_limit=2097152). Exits 0 when every check passed; prints the failing check otherwise.
 """
 import json, os, socket, sqlite3, struct, sys, threading, time
 
@@ -89,8 +89,21 @@ check(r["document"]["page"]["route"] == "cart/cart" and r["document"]["ok"] is T
 check(r["route"] == "cart/cart", "the result carries the scene's route for the prompt")
 r = a.run("cart frobnicate")
 check(not r["ok"] and r["status"] == 2 and r["error"]["code"] == "unknown_verb", "a usage error has status 2 and a code", r)
+check("lines" not in r, "a failure has no lines", r)
+for line, code, status in [("crat add 7", "unknown_command", 2), ("open content/nowhere", "unknown_page", 2),
+                           ("content show x", "ill_typed_parameter", 2), ("open content/product?", "malformed_route", 2),
+                           ("where now", "extra_argument", 2), ("content show 9999", "failed", 1),
+                           ("echo 'open", "syntax", 2), ("cart", "missing_verb", 2)]:
+    r = a.run(line)
+    check(r["type"] == "result" and not r["ok"] and r["error"]["code"] == code and r["status"] == status and "lines" not in r,
+          f"'{line}' fails with the documented code {code} and status {status}", r)
+r = a.run("quit")
+check(r["ok"] and r["quit"] is True, "quit answers quit: true", r)
+check(a.run("echo after quit")["lines"] == ["after quit"], "quit leaves the connection open")
 r = a.request({"type": "complete", "line": "cart a", "word": "a"})
 check(r["type"] == "completions" and "add" in r["candidates"], "completion is answered from what is registered", r)
+r = a.request({"type": "complete", "line": "cart ", "word": ""})
+check(r["type"] == "completions" and "add" in r["candidates"] and "show" in r["candidates"], "an empty word completes every next word", r)
 
 # 2. Two scenes, two users, each cart its own; the guest carts apart.
 b = Client()
@@ -106,7 +119,42 @@ check(any("#7" in l and "4 ×" in l for l in cart_b) and not any("#3" in l for l
 scenes = a.run("scenes")["document"]["scenes"]
 users = sorted(s.get("user") or "" for s in scenes)
 check("ann@example.com" in users and "bob@example.com" in users, "scenes lists both users", scenes)
+check(all(s["pid"] == os.getpid() for s in scenes), "scenes shows each client's own pid (the peer's), not the server's", scenes)
+
+# A login session token: a bogus one and a revoked one get the same words.
+r = b.run("account whoami")
+token = r.get("resume")
+check(token, "a logged-in scene's result carries its resume token", r)
+bogus = Client(hello=False)
+bogus.send({"type": "hello", "version": VERSION, "resume": "0" * 64})
+bogus.receive()
+bogus_event = bogus.receive()
+check(bogus_event["type"] == "event" and bogus_event["warning"], "a bogus resume token is answered with a warning event", bogus_event)
+bogus.close()
 check(a.run("where")["document"]["route"] == "cart/cart", "where answers for the caller's own scene")
+t = Client()
+login(t, "carl@example.com")
+revoked = t.run("where")["resume"]
+check(t.run("account logout")["ok"], "carl logs out")
+t.close()
+again = Client(hello=False)
+again.send({"type": "hello", "version": VERSION, "resume": revoked})
+again.receive()
+revoked_event = again.receive()
+check(revoked_event == bogus_event, "a revoked token gets the same words as a bogus one", (revoked_event, bogus_event))
+again.close()
+
+# Passwords: answers sent before the prompt answer it; a confirmed prompt takes one answer.
+early = Client()
+r = early.run("account create dora@example.com", ["pass-dora-1"])
+check(r["type"] == "result" and r["ok"], "an answer sent before the prompt answers it; a confirmed prompt takes one", r)
+early.close()
+
+# bye has no id and no answer: the connection closes.
+leaving = Client()
+leaving.send({"type": "bye"})
+check(leaving.receive() is None, "bye is answered by closing the connection, with no frame")
+leaving.close()
 
 # 3. A checkout waiting for login in a scene whose client is killed: only that scene is dropped.
 c = Client()
@@ -142,6 +190,13 @@ def fault(name, raw=None, obj=None, hello=False, expect_code=None, wait=10):
 fault("garbage bytes (an HTTP request)", raw=b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", expect_code="frame_too_large")
 fault("a frame over 1 MiB is refused from its header", raw=struct.pack(">I", 2 << 20), expect_code="frame_too_large")
 fault("a frame that is not JSON", raw=struct.pack(">I", 5) + b"hello", expect_code="json")
+fault("a frame of length 0", raw=struct.pack(">I", 0), expect_code="frame")
+fault("a JSON body that is not an object", raw=struct.pack(">I", 2) + b"[]", expect_code="json")
+fault("a second hello", obj={"type": "hello", "version": VERSION}, hello=True, expect_code="handshake")
+fault("a complete without word", obj={"type": "complete", "id": 1, "line": "cart a"}, hello=True, expect_code="request")
+fault("a run without id", obj={"type": "run", "line": "help"}, hello=True, expect_code="request")
+fault("an unknown type", obj={"type": "frobnicate", "id": 1}, hello=True, expect_code="request")
+fault("a line over 65536 characters", obj={"type": "run", "id": 1, "line": "echo " + "x" * 65536}, hello=True, expect_code="request")
 fault("a first frame that is not hello", obj={"type": "run", "id": 1, "line": "help"}, expect_code="handshake")
 fault("a wrong protocol version names both", obj={"type": "hello", "version": 99}, expect_code="version")
 fault("a field of the wrong type", obj={"type": "hello", "version": "1"}, expect_code="request")
@@ -153,7 +208,11 @@ d = Client()
 v = Client(hello=False)
 v.send({"type": "hello", "version": 99})
 err = v.receive()
-check("server speaks 1" in err["message"] and "speaks 99" in err["message"], "the version error names both versions", err)
+check(err["message"] == "protocol version mismatch: server speaks 1, client speaks 99", "the version error names both versions, as documented", err)
+v = Client(hello=False)
+v.send({"type": "hello", "version": 2, "client": "my-client 0.1"})
+err = v.receive()
+check(err["message"] == "protocol version mismatch: server speaks 1, client 'my-client 0.1' speaks 2", "with a client name, it is quoted", err)
 check(d.run("echo still here")["lines"] == ["still here"], "after every fault the server still answers")
 
 # 5. A client that never reads is dropped and blocks nobody.
