@@ -71,6 +71,13 @@ final class AccountService: AccountManaging {
             )
             """,
         ]),
+        // The tokens themselves are no longer kept: only their digest (the host's SHA-256), so
+        // that whoever reads the table cannot resume anyone's login with what is in it. Tokens
+        // stored before cannot be digested in SQL: those sessions end (one login again).
+        Migration("v3", sql: [
+            "DELETE FROM sessions",
+            "ALTER TABLE sessions RENAME COLUMN token TO token_digest",
+        ]),
     ]
 
     static let minimumPasswordLength = 8
@@ -167,30 +174,35 @@ final class AccountService: AccountManaging {
     func openSession(for user: UserAccount) throws -> UserAccount {
         var generator = SystemRandomNumberGenerator()  // getrandom(2): the kernel's CSPRNG
         let token = (0..<4).map { _ in String(format: "%016llx", generator.next()) }.joined()
+        let digest = try passwords("account login").digest(token: token)
         let now = Date()
         try store.data().write { db in
             try db.execute(
-                "INSERT INTO sessions (token, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                [SQLValue(token), SQLValue(user.id), SQLValue(SQLValue.timestamp(now)), SQLValue(SQLValue.timestamp(now.addingTimeInterval(Self.sessionLifetime)))])
+                "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                [SQLValue(digest), SQLValue(user.id), SQLValue(SQLValue.timestamp(now)), SQLValue(SQLValue.timestamp(now.addingTimeInterval(Self.sessionLifetime)))])
         }
         return UserAccount(id: user.id, email: user.email, confirmed: user.confirmed, sessionToken: token)
     }
 
     func resumeSession(token: String) throws -> UserAccount? {
-        try store.data().read { db in
+        let digest = try passwords("resuming a login").digest(token: token)
+        return try store.data().read { db in
             guard let row = try db.row(
                 """
                 SELECT users.id, users.email FROM sessions JOIN users ON users.id = sessions.user_id
-                WHERE sessions.token = ? AND sessions.revoked_at IS NULL AND sessions.expires_at > ?
-                """, [SQLValue(token), SQLValue(SQLValue.timestamp(Date()))])
+                WHERE sessions.token_digest = ? AND sessions.revoked_at IS NULL AND sessions.expires_at > ?
+                """, [SQLValue(digest), SQLValue(SQLValue.timestamp(Date()))])
             else { return nil }
             return UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true, sessionToken: token)
         }
     }
 
     func closeSession(token: String) throws {
+        let digest = try passwords("account logout").digest(token: token)
         try store.data().write { db in
-            try db.execute("UPDATE sessions SET revoked_at = ? WHERE token = ? AND revoked_at IS NULL", [SQLValue(SQLValue.timestamp(Date())), SQLValue(token)])
+            try db.execute(
+                "UPDATE sessions SET revoked_at = ? WHERE token_digest = ? AND revoked_at IS NULL",
+                [SQLValue(SQLValue.timestamp(Date())), SQLValue(digest)])
         }
     }
 

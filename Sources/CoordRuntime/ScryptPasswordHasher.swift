@@ -1,4 +1,5 @@
 import CoordSDK
+import Crypto
 import CryptoExtras
 import Foundation
 
@@ -20,6 +21,17 @@ public final class ScryptPasswordHasher: PasswordHashing {
         let salt = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let parameters = "scrypt$\(Self.current.logN)$\(Self.current.r)$\(Self.current.p)"
         return PasswordHash(parameters: parameters, salt: salt, digest: try Self.derive(password, salt: salt, parameters: parameters))
+    }
+
+    public func digest(token: String) -> String {
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in SHA256.hash(data: Array(token.utf8)) {
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0xf)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     public func verify(_ password: String, against hash: PasswordHash) throws -> Bool {

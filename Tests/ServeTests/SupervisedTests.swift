@@ -179,7 +179,7 @@ struct SupervisedTests {
         // One session row, revoked at the logout: a stolen token is worth nothing after it.
         let rows = try run("/usr/bin/env", ["python3", "-c", """
             import sqlite3, sys
-            print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*), count(revoked_at), min(length(token)) FROM sessions").fetchone())
+            print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*), count(revoked_at), min(length(token_digest)) FROM sessions").fetchone())
             """, folder + "/shop.sqlite"], environment: ["HOME": folder])
         #expect(rows.stdout == "(1, 1, 64)\n", "\(rows.stdout)\(rows.stderr)")
     }

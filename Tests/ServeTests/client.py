@@ -125,6 +125,17 @@ check(all(s["pid"] == os.getpid() for s in scenes), "scenes shows each client's 
 r = b.run("account whoami")
 token = r.get("resume")
 check(token, "a logged-in scene's result carries its resume token", r)
+# The login session's token is not in the database: only its digest, which resumes nobody.
+stored = [row[0] for row in sqlite3.connect(DATABASE).execute("SELECT token_digest FROM sessions")]
+check(stored and token not in stored and all(len(d) == 64 for d in stored), "the database keeps a digest of each login token, never the token", stored)
+for digest in stored:
+    thief = Client(hello=False)
+    thief.send({"type": "hello", "version": VERSION, "resume": digest})
+    thief.receive()
+    stolen = thief.receive()
+    check(stolen["type"] == "event" and stolen["warning"] and not stolen["text"].startswith("still logged in"),
+          "a digest read from the database resumes no login", stolen)
+    thief.close()
 bogus = Client(hello=False)
 bogus.send({"type": "hello", "version": VERSION, "resume": "0" * 64})
 bogus.receive()

@@ -31,4 +31,10 @@ public protocol PasswordHashing: AnyObject, Sendable {
     /// takes the same time wherever the digests differ. A hash whose parameters the host does
     /// not know is a thrown error, not a mismatch.
     func verify(_ password: String, against hash: PasswordHash) throws -> Bool
+    /// A one-way digest (SHA-256, as 64 hex digits) of a long random secret, such as a login
+    /// session token: what a feature stores in place of the secret, so that its table holds
+    /// nothing that would log anyone in. Fast and unsalted on purpose — the secret is random
+    /// and long, so there is nothing to guess, and it must be found again by its digest. Never
+    /// for a password, which a person chose: `hash` slows a guesser down; this does not.
+    func digest(token: String) -> String
 }
