@@ -54,8 +54,13 @@ let package = Package(
         .target(name: "CSpawn"),
         // Where an already loaded library was found (dlinfo): libCoordSDK.so's folder.
         .target(name: "CLoadedLibrary"),
+        // The kernel's confinement of a process that runs plugin code: Landlock and seccomp
+        // (CSandbox: the system calls), and the policy type and its enforcement (CoordSandbox).
+        .target(name: "CSandbox"),
+        .target(name: "CoordSandbox", dependencies: ["CSandbox"]),
         .target(name: "CoordRuntime", dependencies: [
             sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"), "CSpawn", "CLoadedLibrary",
+            "CoordSandbox",
             "TOMLKit", .product(name: "Crypto", package: "swift-crypto"),
             // scrypt for the host's password hashing: the one BoringSSL in the process.
             .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -61,6 +61,9 @@ public struct Config: Sendable, Equatable {
     /// Seconds a supervised shell waits for its worker's answer before it kills the worker as
     /// hung (`[shell] worker_timeout`).
     public var workerTimeout: Double = 30
+    /// Refuse to run plugin code in a process the kernel cannot confine (no Landlock), instead
+    /// of running it unconfined with a warning (`[plugins] require_sandbox`).
+    public var requireSandbox = false
     /// The interactive history file (`[shell] history`); nil for the default,
     /// `$XDG_STATE_HOME/coordsh/history`.
     public var historyPath: String?
@@ -83,7 +86,7 @@ public struct Config: Sendable, Equatable {
 
     /// The tables the host reads itself, with their keys.
     static let hostKeys: [(String, [String])] = [
-        ("plugins", ["dirs", "allow", "vet_timeout"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "url", "busy_timeout", "statement_timeout"]),
+        ("plugins", ["dirs", "allow", "vet_timeout", "require_sandbox"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "url", "busy_timeout", "statement_timeout"]),
         ("serve", ["max_clients", "handshake_timeout", "outbound_limit", "drain_timeout", "allow_root"]),
     ]
     static let hostSections = Set(hostKeys.map(\.0))
@@ -320,6 +323,10 @@ public struct Config: Sendable, Equatable {
                     throw fail("plugins.allow", "must be an array of SHA-256 hashes (64 hex digits each)")
                 }
                 config.pluginAllowList = Set(hashes)
+            }
+            if let value = pluginTable["require_sandbox"] {
+                guard let flag = value.bool else { throw fail("plugins.require_sandbox", "must be true or false") }
+                config.requireSandbox = flag
             }
             if let value = pluginTable["vet_timeout"] {
                 guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {

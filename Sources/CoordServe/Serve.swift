@@ -70,6 +70,21 @@ public enum Serve {
             front = supervising
             server = supervising
         } else {
+            // The plugins run in this process: it is confined before the first one loads, with
+            // the socket's folder writable (the socket is made once they have loaded).
+            var extra = PluginSandbox.Extra()
+            extra.writable = [(place.socketPath as NSString).deletingLastPathComponent]
+            extra.unixSockets = true
+            let sandbox = PluginSandbox.enter(
+                config: config, database: options.databasePath ?? config.databaseLocation(),
+                pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories, extra: extra)
+            if let warning = sandbox.warning {
+                guard !sandbox.refused else {
+                    lock.release()
+                    return refuse(warning)
+                }
+                logger.warning("\(warning)")
+            }
             server = inProcess(options, config: config, logger: logger)
         }
         let settings = config.serve

@@ -44,7 +44,17 @@ public enum Worker {
         // The front's --db comes in the environment (WorkerProcess.databaseVariable), and goes
         // no further: the children this process starts (vetting) do not need it.
         let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WorkerProcess.databaseVariable]
-        unsetenv(WorkerProcess.databaseVariable)
+        // Opened before the sandbox: the file is the front's, outside every folder it allows.
+        let marker = ProcessInfo.processInfo.environment["COORDSH_WORKER_RUNNING"].flatMap(RunningMarker.init(path:))
+        // This process runs the plugins: confined before the first one loads, its environment
+        // blanked of everything not on the allow-list (the database variable among it).
+        let sandbox = PluginSandbox.enter(
+            config: config, database: database ?? config.databaseLocation(),
+            pluginDirectories: config.expandedPluginDirectories() + options.app.pluginDirectories)
+        if sandbox.refused, let warning = sandbox.warning {
+            FileHandle.standardError.write(Data("coordsh worker: \(warning)\n".utf8))
+            return 1
+        }
         let host = AppHost(config: config, databaseOverride: database)
         let report = host.start(extraPluginDirectories: options.app.pluginDirectories, secrets: NoTerminalSecrets())
         let server = Server(host: host, logger: logger, settings: config.serve)
@@ -52,10 +62,11 @@ public enum Worker {
         server.takesSceneNames = true
         server.offersUpgrades = true
         if let tag = options.guestTag { server.guestTag = tag }
-        server.runningMarker = ProcessInfo.processInfo.environment["COORDSH_WORKER_RUNNING"].flatMap(RunningMarker.init(path:))
+        server.runningMarker = marker
         // What starting said is told to each scene after its hello, as the in-process shell
         // prints it at start.
-        server.startNotices = (report.databaseWarning.map { ["warning: \($0)"] } ?? []) + report.refusals.map(\.description)
+        server.startNotices = (sandbox.warning.map { [$0] } ?? []) + (report.databaseWarning.map { ["warning: \($0)"] } ?? [])
+            + report.refusals.map(\.description)
         let control = options.descriptor
         let ids = ConnectionCounter()
 

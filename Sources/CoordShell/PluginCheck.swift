@@ -69,6 +69,21 @@ public enum PluginCheckChild {
     public static func run(_ options: Options) -> Int32 {
         let scratch = NSTemporaryDirectory() + "coordsh-check-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
+        // The plugin under test runs here: this process is confined before it is mapped, like
+        // every process that runs plugin code (a bad configuration is reported by the checks
+        // that need it; the rules then come from the built-in one).
+        let config = (try? ConfigDiscovery.load(option: options.configPath)) ?? Config.builtIn()
+        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        var extra = PluginSandbox.Extra()
+        extra.readable = [options.path, (options.path as NSString).deletingLastPathComponent]
+        extra.writable = [scratch]
+        let sandbox = PluginSandbox.enter(
+            config: config, database: scratch + "/contract.sqlite",
+            pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories, extra: extra)
+        if sandbox.refused, let warning = sandbox.warning {
+            emit(["result": ContractResult(id: "file", title: ContractSuite.checks[0].title, passed: false, detail: warning, refusal: nil).jsonObject])
+            return 0
+        }
         // Vetting runs only checks that need no services: it gets no scratch database and no
         // companions (it runs at start-up, once per new or changed plugin).
         let needsServices = options.only.map { $0.contains { !ContractSuite.vettingChecks.contains($0) } } ?? true

@@ -8,14 +8,18 @@ import Foundation
 package final class SecretPrompt: SecretPrompting {
     /// The environment variable named by `--password-env`, if any.
     let environmentVariable: String?
+    /// Its value, read when the prompt is made: a process that runs plugin code blanks the
+    /// variable from its environment before the first plugin loads (see `PluginSandbox`).
+    private let environmentValue: String?
 
     package init(environmentVariable: String?) {
         self.environmentVariable = environmentVariable
+        environmentValue = environmentVariable.flatMap { ProcessInfo.processInfo.environment[$0] }
     }
 
     package func secret(_ prompt: String, confirm: Bool) throws -> String {
         if let name = environmentVariable {
-            guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+            guard let value = environmentValue, !value.isEmpty else {
                 throw CoordError.failed("--password-env \(name): the environment variable \(name) is not set or empty")
             }
             return value

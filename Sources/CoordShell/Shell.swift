@@ -55,10 +55,22 @@ public final class Shell {
     public func run() -> Int32 {
         if options.supervised { return runSupervised() }
         guard let config = loadConfig() else { return ShellError.Status.usage.rawValue }
+        // Read before the sandbox blanks the environment of this process, which runs plugins,
+        // and closes every file outside it: the password variable, the -f script.
+        let secrets = SecretPrompt(environmentVariable: options.passwordEnvironmentVariable)
+        script = options.scriptPath.map { try? String(contentsOfFile: $0, encoding: .utf8) }
+        let sandbox = PluginSandbox.enter(
+            config: config, database: options.databasePath ?? config.databaseLocation(),
+            pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories)
+        if let warning = sandbox.warning {
+            guard !sandbox.refused else {
+                printError(warning, code: "sandbox")
+                return ShellError.Status.failure.rawValue
+            }
+            printWarning(warning)
+        }
         let host = AppHost(config: config, databaseOverride: options.databasePath)
-        let report = host.start(
-            extraPluginDirectories: options.pluginDirectories,
-            secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable))
+        let report = host.start(extraPluginDirectories: options.pluginDirectories, secrets: secrets)
         // The shell still starts: every command that needs the data fails with this line.
         if let warning = report.databaseWarning { printWarning("warning: \(warning)") }
         // A terminal is one person's: its guest cart is the database's shared one, kept for
@@ -151,9 +163,13 @@ public final class Shell {
         return runInteractive(backend)
     }
 
+    /// The `-f` file's text, read before the plugin sandbox closed the way to it (nil inside
+    /// when it could not be read); nil when not read ahead (a supervised shell's front).
+    private var script: String??
+
     /// Runs a file of commands (`-f`); errors name the file and line.
     private func runScript(_ backend: ShellBackend, _ path: String) -> Int32 {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        guard let text = script ?? (try? String(contentsOfFile: path, encoding: .utf8)) else {
             printError("cannot read script \(path)", code: "usage")
             return ShellError.Status.usage.rawValue
         }

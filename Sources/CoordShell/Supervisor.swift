@@ -58,6 +58,7 @@ package final class Supervisor {
             try candidate.probe(timeout: answerTimeout)
         } catch {
             let how = end(candidate)
+            if let refusal = candidate.startRefusal { throw WorkerProcess.Failure(description: refusal) }
             throw WorkerProcess.Failure(description: "the app process did not start (\(how)\(candidate.fatalError.map { " — \($0)" } ?? ""))")
         }
         _ = coordsh_watchset_add(watchSet, candidate.control)
@@ -92,6 +93,7 @@ package final class Supervisor {
                 return
             }
             let how = end(candidate)
+            if let refusal = candidate.startRefusal { throw WorkerProcess.Failure(description: refusal) }
             let fatal = candidate.fatalError.map { " — \($0)" } ?? ""
             failed.scene.pending.append(.init(
                 text: "\(failed.what) could not be restored: the app process crashed again (\(how)\(fatal)); starting over from the start page",

@@ -180,6 +180,13 @@ package final class WorkerProcess {
     /// The "Fatal error" line the Swift runtime printed before the trap, if any. Asked once
     /// the worker has ended: its last words may still be in the pipe, so the reader is given
     /// a moment to reach the end (on a loaded machine the report once went out without them).
+    /// The reason a worker gave for refusing to start ("coordsh worker: …" on its stderr: it
+    /// may not run plugin code unconfined), once it has ended.
+    var startRefusal: String? {
+        output.waitForEnd(seconds: 1)
+        return output.text().split(separator: "\n").last { $0.hasPrefix("coordsh worker: ") }.map { String($0.dropFirst("coordsh worker: ".count)) }
+    }
+
     var fatalError: String? {
         output.waitForEnd(seconds: 1)
         return output.text().split(separator: "\n").last { $0.contains("Fatal error") }.map { line in

@@ -66,6 +66,17 @@ struct PostgresTests {
         let right = try coordsh(home, ["--db", "postgresql://secret@/\(name)?host=\(socket)", "-c", "content list shoes"], environment: ["PGPASSWORD": "hunter2"])
         #expect(right.status == 0, "\(right.stderr)")
         #expect(right.stdout.contains("Trail Running Shoes"))
+        // …or from ~/.pgpass: the shell reads both before its sandbox closes the environment
+        // and the home to plugin code, and hands libpq the password itself.
+        try "# coordsh test\n\(socket):*:\(name):secret:hunter2\n".write(toFile: home + "/.pgpass", atomically: true, encoding: .utf8)
+        chmod(home + "/.pgpass", 0o600)
+        let fromFile = try coordsh(home, ["--db", "postgresql://secret@/\(name)?host=\(socket)", "-c", "content list shoes"])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        #expect(fromFile.stdout.contains("Trail Running Shoes"))
+        chmod(home + "/.pgpass", 0o644)  // as libpq does, a file others may read is not used
+        let exposed = try coordsh(home, ["--db", "postgresql://secret@/\(name)?host=\(socket)", "-c", "content list shoes"])
+        #expect(exposed.status == 1 && exposed.stderr.contains("password"), "\(exposed.stderr)")
+        try FileManager.default.removeItem(atPath: home + "/.pgpass")
         // The password in the config's [data] url: used, and shown nowhere.
         let config = home + "/coordsh.toml"
         try "[data]\nurl = \"postgresql://secret:hunter2@/\(name)?host=\(socket)\"\n".write(toFile: config, atomically: true, encoding: .utf8)

@@ -59,6 +59,19 @@ public enum FixtureBuilder {
         try buildSwiftPlugin(sources + "/crasher.swift", module: second ? "Crasher2" : "Crasher", output: output, defines: defines)
     }
 
+    /// The intruder plugin (see fixtures/intruder.swift): `intrude read|write|list|exec|connect|
+    /// bind|udp|unix|env|signal TARGET` tries to reach what no plugin was granted.
+    /// With `entryWrites`, its entry point creates `$HOME/entry-was-here`.
+    public static func buildIntruder(output: String, entryWrites: Bool = false) throws {
+        try buildSwiftPlugin(sources + "/intruder.swift", module: "Intruder", output: output, defines: entryWrites ? ["ENTRY_WRITES"] : [])
+    }
+
+    /// `no_landlock PROGRAM [ARGS…]` (fixtures/no_landlock.c): runs PROGRAM where the kernel
+    /// answers ENOSYS to Landlock's calls, as a kernel without Landlock does.
+    public static func buildNoLandlock(output: String) throws {
+        try tool("cc", ["-o", output, sources + "/no_landlock.c"])
+    }
+
     /// An empty file, the first 4 KiB of a real plugin, and a real plugin whose ELF header
     /// says it is for aarch64.
     public static func buildBrokenFiles(into directory: String) throws {

@@ -9,6 +9,7 @@ values (a file's keys over the built-in defaults, key by key):
   data.busy_timeout = 2                                      {{*}}/config/coordsh.toml
   data.statement_timeout = 30                                {{*}}/config/coordsh.toml
   plugins.dirs = [ '$SDK_DIR', '$XDG_DATA_HOME/coordsh/plugins' ]  {{*}}/config/coordsh.toml
+  plugins.require_sandbox = false                            {{*}}/config/coordsh.toml
   serve.allow_root = false                                   {{*}}/config/coordsh.toml
   serve.drain_timeout = 10                                   {{*}}/config/coordsh.toml
   serve.handshake_timeout = 5                                {{*}}/config/coordsh.toml

@@ -1,0 +1,137 @@
+import CSandbox
+import Foundation
+
+/// What a process that runs plugin code may still reach once it is confined: files and
+/// folders to read, folders to write in, programs to start, TCP ports to connect to, and
+/// whether it may open Unix sockets. Everything else of the person's — their home, other
+/// folders, the network, other programs — is out of reach for the rest of the process's life
+/// and for every process it starts (the kernel's rules are inherited and cannot be undone).
+public struct SandboxPolicy: Sendable, Equatable {
+    /// Read (files) and list (folders), beneath each path.
+    public var readable: [String] = []
+    /// Read, write, create and remove beneath each folder; read and write each file.
+    public var writable: [String] = []
+    /// Devices read and written, terminal control included (`/dev/null`, `/dev/tty`).
+    public var devices: [String] = []
+    /// Programs it may start (each also readable).
+    public var executable: [String] = []
+    /// TCP ports it may connect to (a PostgreSQL server's); it binds none.
+    public var connectPorts: [UInt16] = []
+    /// Unix sockets may be made (a PostgreSQL server reached through its socket folder).
+    public var unixSockets = false
+
+    public init() {}
+}
+
+/// Confines this process with Linux Landlock and a seccomp filter (see `SandboxPolicy`).
+///
+/// Landlock says which files, folders and TCP ports stay reachable, and keeps signals and
+/// abstract Unix sockets inside the process's own domain; seccomp refuses what Landlock
+/// cannot name — a UDP, raw or netlink socket, a Unix socket unless the policy allows one,
+/// io_uring, the kernel keyring, ptrace. Deny by default: a right of the running kernel's
+/// Landlock ABI that the policy does not grant is refused.
+public enum Sandbox {
+    /// Why the process is not confined.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        /// The kernel has no Landlock (not built in, or disabled at boot): nothing was changed.
+        public let unavailable: Bool
+        public let description: String
+    }
+
+    /// The running kernel's Landlock ABI version, or nil (and why) when it has none.
+    public static func landlockABI() -> Result<Int, Failure> {
+        let abi = coordsh_landlock_abi()
+        if abi > 0 { return .success(Int(abi)) }
+        let why = -abi == ENOSYS ? "this kernel has no Landlock" : -abi == EOPNOTSUPP ? "Landlock is disabled on this kernel (boot option lsm=)" : "Landlock: \(String(cString: strerror(-abi)))"
+        return .failure(Failure(unavailable: true, description: why))
+    }
+
+    /// Confines this process; returns the Landlock ABI version used. Must run before the
+    /// process starts a second thread: Landlock restricts the calling thread and what it starts
+    /// later, never a thread already running (checked: more than one thread is a failure).
+    public static func confine(_ policy: SandboxPolicy) -> Result<Int, Failure> {
+        let abi: Int
+        switch landlockABI() {
+        case .success(let version): abi = version
+        case .failure(let failure): return .failure(failure)
+        }
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 1
+        guard threads <= 1 else {
+            return .failure(Failure(unavailable: false, description: "cannot confine a process that already runs \(threads) threads"))
+        }
+        var fs = COORDSH_LL_FS_EXECUTE | COORDSH_LL_FS_WRITE_FILE | COORDSH_LL_FS_READ_FILE | COORDSH_LL_FS_READ_DIR
+            | COORDSH_LL_FS_REMOVE_DIR | COORDSH_LL_FS_REMOVE_FILE | COORDSH_LL_FS_MAKE_CHAR | COORDSH_LL_FS_MAKE_DIR
+            | COORDSH_LL_FS_MAKE_REG | COORDSH_LL_FS_MAKE_SOCK | COORDSH_LL_FS_MAKE_FIFO | COORDSH_LL_FS_MAKE_BLOCK
+            | COORDSH_LL_FS_MAKE_SYM
+        if abi >= 2 { fs |= COORDSH_LL_FS_REFER }
+        if abi >= 3 { fs |= COORDSH_LL_FS_TRUNCATE }
+        if abi >= 5 { fs |= COORDSH_LL_FS_IOCTL_DEV }
+        let net = abi >= 4 ? COORDSH_LL_NET_BIND_TCP | COORDSH_LL_NET_CONNECT_TCP : 0
+        let scoped = abi >= 6 ? COORDSH_LL_SCOPE_ABSTRACT_UNIX_SOCKET | COORDSH_LL_SCOPE_SIGNAL : 0
+        let ruleset = coordsh_landlock_ruleset(fs, net, scoped)
+        guard ruleset >= 0 else { return .failure(failure("cannot make a Landlock ruleset", ruleset)) }
+
+        let read = COORDSH_LL_FS_READ_FILE | COORDSH_LL_FS_READ_DIR
+        let write = fs & ~(COORDSH_LL_FS_EXECUTE | COORDSH_LL_FS_MAKE_CHAR | COORDSH_LL_FS_MAKE_BLOCK | COORDSH_LL_FS_IOCTL_DEV)
+        let device = read | COORDSH_LL_FS_WRITE_FILE | (fs & (COORDSH_LL_FS_TRUNCATE | COORDSH_LL_FS_IOCTL_DEV))
+        let rules = policy.readable.map { ($0, read) } + policy.writable.map { ($0, write) } + policy.devices.map { ($0, device) }
+            + policy.executable.map { ($0, read | COORDSH_LL_FS_EXECUTE) }
+        for (path, access) in rules {
+            let added = coordsh_landlock_allow_path(ruleset, path, access)
+            // A path that does not exist (no /lib64 here, no state folder yet), or that this
+            // user cannot reach anyway, grants nothing.
+            if added != 0, -added != ENOENT, -added != ENOTDIR, -added != EACCES {
+                close(ruleset)
+                return .failure(failure("cannot allow \(path)", added))
+            }
+        }
+        if net != 0 {
+            for port in policy.connectPorts {
+                let added = coordsh_landlock_allow_port(ruleset, UInt64(port), COORDSH_LL_NET_CONNECT_TCP)
+                guard added == 0 else {
+                    close(ruleset)
+                    return .failure(failure("cannot allow TCP port \(port)", added))
+                }
+            }
+        }
+        let restricted = coordsh_landlock_restrict(ruleset)
+        guard restricted == 0 else { return .failure(failure("cannot enforce the Landlock ruleset", restricted)) }
+        let filtered = coordsh_seccomp_install(policy.unixSockets ? 1 : 0)
+        guard filtered == 0 else { return .failure(failure("cannot install the seccomp filter", filtered)) }
+        return .success(abi)
+    }
+
+    private static func failure(_ what: String, _ code: Int32) -> Failure {
+        Failure(unavailable: false, description: "\(what): \(String(cString: strerror(-code)))")
+    }
+
+    /// The folders of every shared library loaded in this process now.
+    public static func loadedLibraryFolders() -> [String] {
+        final class Paths { var folders = Set<String>() }
+        let paths = Paths()
+        withExtendedLifetime(paths) {
+            coordsh_loaded_objects({ path, context in
+                guard let path, let context else { return }
+                let paths = Unmanaged<Paths>.fromOpaque(context).takeUnretainedValue()
+                paths.folders.insert((String(cString: path) as NSString).deletingLastPathComponent)
+            }, Unmanaged.passUnretained(paths).toOpaque())
+        }
+        return paths.folders.sorted()
+    }
+
+    /// Removes from the environment every variable not in `keep` (by name) nor starting with
+    /// one of `keepPrefixes`, and blanks its bytes where the process was started with them
+    /// (/proc/self/environ). Returns the names removed.
+    @discardableResult
+    public static func scrubEnvironment(keep: Set<String>, keepPrefixes: [String] = []) -> [String] {
+        let names = ProcessInfo.processInfo.environment.keys
+        let kept = names.filter { name in keep.contains(name) || keepPrefixes.contains { name.hasPrefix($0) } }
+        let pointers = kept.map { strdup($0) }
+        defer { for pointer in pointers { free(pointer) } }
+        var constant = pointers.map { UnsafePointer($0) }
+        _ = constant.withUnsafeMutableBufferPointer { buffer in
+            coordsh_scrub_environment(buffer.baseAddress, Int32(buffer.count))
+        }
+        return names.filter { !kept.contains($0) }.sorted()
+    }
+}
