@@ -369,6 +369,13 @@ public final class PluginLoader {
         } catch {
             throw refusing(error)
         }
+        // Quarantined since start-up (by another shell's crashes): refused whether or not the
+        // file changed, as it would have been at start-up.
+        do {
+            try checkNotQuarantined(deferred.name, file: file)
+        } catch {
+            throw refusing(error)
+        }
         var vettedNow = false
         if Seen(file) != deferred.seen || file.realPath != deferred.realPath {
             var candidates = [Candidate(file: file)]

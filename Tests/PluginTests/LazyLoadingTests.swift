@@ -145,6 +145,70 @@ struct LazyLoadingTests {
         #expect(shell.finish() == 1)
     }
 
+    @Test("every check a plugin passes at start-up applies again at its first use: made group-writable, another owner, off the allow-list, quarantined meanwhile — each refused in one line, the shell goes on")
+    func startUpChecksAtFirstUse() throws {
+        // Made writable by its group between start-up and first use.
+        do {
+            let (home, extra, shell) = try Self.withCrasher("lazymode")
+            defer { home.remove() }
+            chmod(extra + "/libcrasher.so", 0o664)
+            let used = shell.send("crash now fine")
+            Self.expectOneLineLoadFailure(used, extra: extra)
+            #expect(used.contains("writable by its group (mode 664)"), "\(used)")
+            #expect(shell.send("echo still here") == "still here\n")
+            _ = shell.finish()
+        }
+        // Given to another user (root can; the test needs root for it).
+        if getuid() == 0, let nobody = getpwnam("nobody")?.pointee {
+            let (home, extra, shell) = try Self.withCrasher("lazyowner")
+            defer { home.remove() }
+            chown(extra + "/libcrasher.so", nobody.pw_uid, nobody.pw_gid)
+            let used = shell.send("crash now fine")
+            Self.expectOneLineLoadFailure(used, extra: extra)
+            #expect(used.contains("it is owned by nobody (uid \(nobody.pw_uid)), not by you"), "\(used)")
+            _ = shell.finish()
+        }
+        // Replaced by a file that is not on the allow-list: the cached registration was made
+        // for the listed one.
+        do {
+            let home = try PluginHome("lazyallow")
+            defer { home.remove() }
+            let extra = try home.folder("extra")
+            try FixtureBuilder.buildCrasher(output: extra + "/libcrasher.so")
+            let listed = try [BuildProducts.plugin("Content"), BuildProducts.plugin("Cart"), BuildProducts.plugin("Account"),
+                              BuildProducts.plugin("Payment"), extra + "/libcrasher.so"].map(Self.sha256)
+            let config = try Self.config(home, directories: [extra])
+            try (String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+                of: "[plugins]\n", with: "[plugins]\nallow = [\(listed.map { "\"\($0)\"" }.joined(separator: ", "))]\n"))
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            try Self.warm(home, config)
+            let shell = try Self.shell(home, config)
+            #expect(shell.send("plugins").contains("libcrasher.so  registered, loaded on first use"))
+            try Self.replaceCrasher(in: extra, version: 2)
+            let used = shell.send("crash now fine")
+            Self.expectOneLineLoadFailure(used, extra: extra)
+            #expect(used.contains("not on the allow-list: sha256 \(try Self.sha256(extra + "/libcrasher.so"))"), "\(used)")
+            _ = shell.finish()
+        }
+        // Quarantined by another shell (its crashes) between start-up and first use.
+        do {
+            let (home, extra, shell) = try Self.withCrasher("lazyquarantine")
+            defer { home.remove() }
+            let state = home.path + "/.local/state/coordsh"
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            try "crasher\t2 crashes, the last running 'crash now index'\n".write(toFile: state + "/quarantine.tsv", atomically: true, encoding: .utf8)
+            let used = shell.send("crash now fine")
+            Self.expectOneLineLoadFailure(used, extra: extra)
+            #expect(used.contains("quarantined: 2 crashes"), "\(used)")
+            _ = shell.finish()
+        }
+    }
+
+    static func sha256(_ path: String) throws -> String {
+        let result = try run("/usr/bin/sha256sum", [path])
+        return String(result.stdout.prefix(64))
+    }
+
     @Test("a cache entry edited by hand is found out, the plugin vetted and loaded again, and the entry rebuilt")
     func editedCacheEntry() throws {
         let home = try PluginHome("lazyedit")

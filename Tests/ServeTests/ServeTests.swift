@@ -165,6 +165,24 @@ struct ServeTests {
         chmod(folder + "/open/coordsh", 0o701)
         let others = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/open", "HOME": folder], timeout: 20)
         #expect(others.status == 1 && others.stderr.contains("is open to group or others (mode 701)"), "\(others.stderr)")
+        // Open to the group only: its members could reach the socket as well.
+        for mode: mode_t in [0o710, 0o750, 0o720] {
+            chmod(folder + "/open/coordsh", mode)
+            let group = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/open", "HOME": folder], timeout: 20)
+            #expect(group.status == 1 && group.stderr.contains("is open to group or others (mode \(String(mode, radix: 8)))"), "\(group.stderr)")
+        }
+        // A file where the folder should be, and a folder of another user (root can make one).
+        try FileManager.default.createDirectory(atPath: folder + "/file", withIntermediateDirectories: true)
+        try "".write(toFile: folder + "/file/coordsh", atomically: true, encoding: .utf8)
+        let file = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/file", "HOME": folder], timeout: 20)
+        #expect(file.status == 1 && file.stderr == "coordsh: error: socket folder \(folder)/file/coordsh is not a folder\n", "\(file.stderr)")
+        if getuid() == 0, let nobody = getpwnam("nobody")?.pointee {
+            try FileManager.default.createDirectory(atPath: folder + "/theirs/coordsh", withIntermediateDirectories: true)
+            chmod(folder + "/theirs/coordsh", 0o700)
+            chown(folder + "/theirs/coordsh", nobody.pw_uid, nobody.pw_gid)
+            let theirs = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/theirs", "HOME": folder], timeout: 20)
+            #expect(theirs.status == 1 && theirs.stderr.contains("socket folder \(folder)/theirs/coordsh belongs to uid \(nobody.pw_uid), not to you (uid 0)"), "\(theirs.stderr)")
+        }
         try FileManager.default.createDirectory(atPath: folder + "/link", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder + "/elsewhere", withIntermediateDirectories: true)
         chmod(folder + "/elsewhere", 0o700)
@@ -172,6 +190,32 @@ struct ServeTests {
         let link = try run(BuildProducts.coordsh, ["serve"], environment: ["XDG_RUNTIME_DIR": folder + "/link", "HOME": folder], timeout: 20)
         #expect(link.status == 1)
         #expect(link.stderr.contains("is a symbolic link; refusing to follow it"), "\(link.stderr)")
+    }
+
+    @Test("shutdown: the socket is 0600 while it serves; at SIGTERM it is removed at once, every client gets goodbye and is closed, the lock goes, exit 0 — in one process and supervised")
+    func shutdown() throws {
+        for arguments in [["--single-process"], []] {
+            let server = try Server(arguments: arguments)
+            var info = stat()
+            #expect(stat(server.socket, &info) == 0 && info.st_mode & 0o777 == 0o600, "socket mode \(String(info.st_mode & 0o777, radix: 8))")
+            let clients = try (0..<3).map { _ in try Self.attach(server) }
+            #expect(try Self.request(clients[0], "echo before").lines == ["before"])
+            kill(server.process.processIdentifier, SIGTERM)
+            for client in clients {
+                guard case .goodbye(let reason) = try client.receive() else {
+                    Issue.record("\(arguments): no goodbye")
+                    continue
+                }
+                #expect(reason == "the server is shutting down")
+                #expect(throws: (any Error).self, "\(arguments): the connection is closed after the goodbye") { try client.receive() }
+            }
+            server.process.waitUntilExit()
+            #expect(server.process.terminationStatus == 0, "\(arguments): \(server.logText)")
+            #expect(!FileManager.default.fileExists(atPath: server.socket), "\(arguments): the socket is removed")
+            #expect(!FileManager.default.fileExists(atPath: server.folder + "/run/coordsh/default.lock"), "\(arguments): the lock is removed")
+            let late = try server.coordsh(["connect", "-c", "echo late"])
+            #expect(late.status == 1 && late.stderr.contains("cannot connect to a coordsh server"), "\(late.stderr)")
+        }
     }
 
     /// A client on the protocol, for the tests that hold several at once.
@@ -309,17 +353,17 @@ struct ServeTests {
             chown(path, nobody.pw_uid, nobody.pw_gid)
             chmod(path, 0o700)
         }
-        func serve(allowRoot: Bool) throws -> Process {
+        func serve(allowRoot: Bool, socket: String? = nil) throws -> Process {
             try "[serve]\nallow_root = \(allowRoot)\n".write(toFile: folder + "/serve.toml", atomically: true, encoding: .utf8)
             chmod(folder + "/serve.toml", 0o644)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "nobody", "--", coordsh, "serve", "--config", folder + "/serve.toml"]
+            process.arguments = ["-u", "nobody", "--", coordsh, "serve", "--config", folder + "/serve.toml"] + (socket.map { ["--socket", $0] } ?? [])
             process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home, "XDG_RUNTIME_DIR": home + "/run"]
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/serve.log"))
             try process.run()
             let deadline = Date().addingTimeInterval(30)
-            while !FileManager.default.fileExists(atPath: home + "/run/coordsh/default.sock") {
+            while !FileManager.default.fileExists(atPath: socket ?? home + "/run/coordsh/default.sock") {
                 guard process.isRunning, Date() < deadline else { throw TestFailure("the server did not start") }
                 usleep(20_000)
             }
@@ -336,12 +380,30 @@ struct ServeTests {
         let log = (try? String(contentsOfFile: folder + "/serve.log", encoding: .utf8)) ?? ""
         #expect(log.contains("refused: uid 0 is not the server's (uid \(nobody.pw_uid))"), "\(log)")
         let lenient = try serve(allowRoot: true)
-        defer {
-            lenient.terminate()
-            lenient.waitUntilExit()
-        }
         let allowed = try run(BuildProducts.coordsh, ["connect", "--socket", socket, "-c", "echo in"], environment: ["HOME": folder])
         #expect(allowed.status == 0 && allowed.stdout == "in\n", "\(allowed.stderr)")
+        lenient.terminate()
+        lenient.waitUntilExit()
+
+        // allow_root lets root in, and nobody else: a third user who can reach the socket (its
+        // folder and the socket opened to all, here by root) is refused by its credentials.
+        let open = folder + "/open"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: true)
+        chown(open, nobody.pw_uid, nobody.pw_gid)
+        chmod(open, 0o755)
+        let exposed = try serve(allowRoot: true, socket: open + "/s.sock")
+        defer {
+            exposed.terminate()
+            exposed.waitUntilExit()
+        }
+        chmod(open + "/s.sock", 0o666)
+        let stranger = try run(
+            "/usr/bin/setpriv", ["--reuid=65533", "--regid=65533", "--clear-groups", coordsh, "connect", "--socket", open + "/s.sock", "-c", "echo in"],
+            environment: ["HOME": "/tmp"])
+        #expect(stranger.status == 1, "\(stranger.stdout)")
+        #expect(stranger.stderr.contains("this coordsh server belongs to uid \(nobody.pw_uid); uid 65533 may not attach"), "\(stranger.stderr)")
+        let rootAgain = try run(BuildProducts.coordsh, ["connect", "--socket", open + "/s.sock", "-c", "echo in"], environment: ["HOME": folder])
+        #expect(rootAgain.status == 0 && rootAgain.stdout == "in\n", "\(rootAgain.stderr)")
     }
 
 }

@@ -4,7 +4,7 @@
 Usage: client.py SOCKET DATABASE   (the server runs with max_clients=20, handshake_timeout=1,
 outbound_limit=2097152). Exits 0 when every check passed; prints the failing check otherwise.
 """
-import json, os, socket, sqlite3, struct, sys, threading, time
+import datetime, hashlib, json, os, socket, sqlite3, struct, sys, threading, time
 
 SOCKET, DATABASE = sys.argv[1], sys.argv[2]
 VERSION = 1
@@ -154,6 +154,36 @@ again.receive()
 revoked_event = again.receive()
 check(revoked_event == bogus_event, "a revoked token gets the same words as a bogus one", (revoked_event, bogus_event))
 again.close()
+
+# Login sessions expire after 30 days (README), and one past its expiry by a second is not resumed.
+def resume(token):
+    r = Client(hello=False)
+    r.send({"type": "hello", "version": VERSION, "resume": token})
+    r.receive()
+    said = r.receive()
+    r.close()
+    return said["text"]
+
+def set_expiry(token, seconds_from_now):
+    moment = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=seconds_from_now)
+    db = sqlite3.connect(DATABASE)
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    changed = db.execute("UPDATE sessions SET expires_at = ? WHERE token_digest = ?", (moment.strftime("%Y-%m-%d %H:%M:%S"), digest)).rowcount
+    db.commit()
+    db.close()
+    check(changed == 1, "the session row is found by the token's SHA-256")
+
+e = Client()
+login(e, "erin@example.com")
+erin = e.run("where")["resume"]
+e.close()
+row = sqlite3.connect(DATABASE).execute(
+    "SELECT julianday(expires_at) - julianday(created_at) FROM sessions WHERE token_digest = ?", (hashlib.sha256(erin.encode()).hexdigest(),)).fetchone()
+check(row and abs(row[0] - 30) < 1e-6, "a login session lasts 30 days", row)
+set_expiry(erin, 30)
+check(resume(erin) == "still logged in as erin@example.com", "a session 30 s before its expiry is resumed")
+set_expiry(erin, -2)
+check(resume(erin) == bogus_event["text"], "a session 2 s past its expiry is not, with the same words as a bogus token")
 
 # Passwords: answers sent before the prompt answer it; a confirmed prompt takes one answer.
 early = Client()

@@ -99,6 +99,37 @@ struct SingleTransactionTests {
         try check(database: try PostgresServer.createDatabase("onetx"), home: home)
     }
 
+    @Test(
+        "PostgreSQL: the script's one transaction is SERIALIZABLE: its reads take predicate locks, see one snapshot while another shell commits, and a write that conflicts with that shell's fails the script whole",
+        .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.skipReason)))
+    func postgresIsolation() throws {
+        let home = try makeTemporaryDirectory("one-tx-iso")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let database = try PostgresServer.createDatabase("onetxiso")
+        let name = try #require(PostgresServer.databaseName(of: database))
+        #expect(try coordsh(home, ["--db", database, "-c", "cart add 1"]).status == 0)
+        let environment = ["HOME": home, "XDG_DATA_HOME": home + "/data", "NO_COLOR": "1"]
+        let script = try LiveShell(["--config", Self.config, "--db", database, "-1"], environment: environment)
+        let first = script.send("cart show")
+        #expect(first.contains("#1 ") && !first.contains("#2 "), "\(first)")
+        // Only a SERIALIZABLE transaction takes SIRead (predicate) locks for what it read.
+        let predicateLocks = try PostgresServer.psql(
+            "SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.mode = 'SIReadLock' AND d.datname = '\(name)'")
+        #expect((Int(predicateLocks.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0, "no predicate locks: \(predicateLocks)")
+        // Another shell commits a line to the same cart meanwhile; the script still sees its
+        // snapshot, as READ COMMITTED would not.
+        #expect(try coordsh(home, ["--db", database, "-c", "cart add 2"]).status == 0)
+        let second = script.send("cart show")
+        #expect(second == first, "the script's second read saw another shell's commit:\n\(second)")
+        // Its own write on what the other shell changed cannot be serialized: the script fails
+        // whole, and only the other shell's line is kept.
+        let write = script.send("cart add 1")
+        #expect(write.contains("coordsh: error: "), "\(write)")
+        #expect(script.finish() == 1)
+        let after = try coordsh(home, ["--db", database, "-c", "cart show"]).stdout
+        #expect(after.contains("#1 ") && after.contains("#2 ") && after.contains("1 ×"), "\(after)")
+    }
+
     @Test("--keep-going, --supervised and no script are refused with one line and status 2, before anything runs")
     func contradictions() throws {
         let home = try makeTemporaryDirectory("one-tx-usage")

@@ -126,6 +126,7 @@ struct ConfigDiscoveryTests {
         ("[plugins]\n\nallow = [\"abc\"]\n", "plugins.allow must be an array of SHA-256 hashes (64 hex digits each)"),
         ("[plugins]\n\nallow = \"\(String(repeating: "a", count: 64))\"\n", "plugins.allow must be an array of SHA-256 hashes (64 hex digits each)"),
         ("[plugins]\n\nvet_timeout = 0\n", "plugins.vet_timeout must be a positive number of seconds"),
+        ("[serve]\n\noutbound_limit = 65536\n", "serve.outbound_limit must be a whole number, at least 2097152"),
         ("[shell]\n\nhome = 3\n", "shell.home must be a string"),
         ("[shell]\n\nhistory = \"\"\n", "shell.history must be a non-empty string"),
         ("[data]\n\npath = \"\"\n", "data.path must be a non-empty string"),
