@@ -77,10 +77,16 @@ public struct PostgresLocation: Sendable, Equatable {
             authority = String(authority[authority.index(after: at)...])
         }
         var host = authority, port = "5432"
-        if !authority.hasPrefix("["), let colon = authority.lastIndex(of: ":") {
+        if authority.hasPrefix("[") {  // [::1]:5433
+            let close = authority.firstIndex(of: "]") ?? authority.endIndex
+            host = String(authority[authority.index(after: authority.startIndex)..<close])
+            let after = authority[close...].dropFirst()
+            if after.hasPrefix(":") { port = String(after.dropFirst()) }
+        } else if let colon = authority.lastIndex(of: ":") {
             host = String(authority[..<colon])
             port = String(authority[authority.index(after: colon)...])
         }
+        host = host.removingPercentEncoding ?? host  // %2Fvar%2Frun%2Fpostgresql: a socket folder
         var database = ""
         let afterAuthority = rest[authorityEnd...]
         if afterAuthority.hasPrefix("/") {
@@ -125,32 +131,9 @@ public struct PostgresLocation: Sendable, Equatable {
     }
 
     public var transport: Transport {
-        guard let schemeEnd = url.range(of: "://") else { return .unixSocket }
-        let rest = url[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        var hostPort = String(rest[..<authorityEnd])
-        if let at = hostPort.lastIndex(of: "@") { hostPort = String(hostPort[hostPort.index(after: at)...]) }
-        var host = hostPort, port: String?
-        if hostPort.hasPrefix("[") {  // [::1]:5433
-            let close = hostPort.firstIndex(of: "]") ?? hostPort.endIndex
-            host = String(hostPort[..<close])
-            let after = hostPort[close...].dropFirst()
-            if after.hasPrefix(":") { port = String(after.dropFirst()) }
-        } else if let colon = hostPort.lastIndex(of: ":") {
-            host = String(hostPort[..<colon])
-            port = String(hostPort[hostPort.index(after: colon)...])
-        }
-        if let query = url.firstIndex(of: "?").map({ url[url.index(after: $0)...] }) {
-            for pair in query.split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2 else { continue }
-                let value = parts[1].removingPercentEncoding ?? parts[1]
-                if parts[0] == "host" { host = value }
-                if parts[0] == "port" { port = value }
-            }
-        }
-        if host.isEmpty || host.hasPrefix("/") || host.hasPrefix("%2F") { return .unixSocket }
-        return .tcp(port: port.flatMap(UInt16.init) ?? 5432)
+        let (host, port, _, _) = parts
+        if host.isEmpty || host.hasPrefix("/") { return .unixSocket }
+        return .tcp(port: UInt16(port) ?? 5432)
     }
 
     /// What libpq is given: the URL, with a connect timeout and an application name unless it
