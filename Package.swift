@@ -76,7 +76,11 @@ let package = Package(
         // libpq into every image that imports it.)
         .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
         .target(name: "CLibPQLoader", dependencies: ["CLibPQ"]),
-        .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader"]),
+        // A private SQLite connection with an authorizer: what a plugin's statement would touch
+        // is known before it runs (CoordData's DataGuard). GRDB keeps the store's own
+        // connections' authorizer for itself.
+        .target(name: "CSQLiteCheck", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader", "CSQLiteCheck"]),
         // The client protocol of `coordsh serve` (PROTOCOL.md): frames and messages, nothing
         // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
         .target(name: "CoordProtocol"),

@@ -14,11 +14,14 @@ final class AccountPlugin: CoordPlugin {
             pages: AccountPage.self, messages: AccountMessage.self,
             needs: [Services.data.key, Services.secrets.key, Services.passwords.key],
             provides: [
-                ServiceProvision(Services.accounts) { dependencies in
+                // Guarded: it holds every person's e-mail address and login sessions.
+                ServiceProvision(Services.accounts, guarded: true) { dependencies in
                     service.attach(dependencies)
                     return service
                 },
             ],
+            // The person's password prompt and the host's hashing: the two secrets it handles.
+            uses: [.service("secrets"), .service("passwords")],
             coordinator: { AccountCoordinator() }))
     }
 }

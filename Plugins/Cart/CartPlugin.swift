@@ -17,6 +17,8 @@ final class CartPlugin: CoordPlugin {
                 service.attach(dependencies)
                 return service
             }],
+            // Checkout waits for an account system to be there (its handler needs `accounts`).
+            uses: [.service("accounts")],
             completions: { parameter, dependencies in
                 switch parameter {
                 case "productID": (try? dependencies?[Services.content]?.products(category: nil).map { String($0.id) }) ?? []

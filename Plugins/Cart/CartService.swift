@@ -243,7 +243,7 @@ final class CartService: CartManaging {
     }
 
     func summary(for owner: CartOwner, in db: any SQLDatabase) throws -> CartSummary {
-        try store.requireReady()
+        let db = try store.adopt(db)
         try prepare(owner, merging: nil, db)
         return try price(owner, db)
     }
@@ -296,14 +296,14 @@ final class CartService: CartManaging {
     }
 
     func latestCheckout(for userID: Int64, in db: any SQLDatabase) throws -> Checkout? {
-        try store.requireReady()
+        let db = try store.adopt(db)
         return try db.row("SELECT key, order_id FROM checkouts WHERE user_id = ? ORDER BY created_at DESC, rowid DESC", [SQLValue(userID)]).map {
             Checkout(key: $0.string("key"), userID: userID, orderID: $0["order_id"].int64)
         }
     }
 
     func completeCheckout(_ checkout: Checkout, orderID: Int64, in db: any SQLDatabase) throws {
-        try store.requireReady()
+        let db = try store.adopt(db)
         try db.execute("UPDATE checkouts SET order_id = ? WHERE key = ? AND order_id IS NULL", [SQLValue(orderID), SQLValue(checkout.key)])
         guard db.changes == 1 else { throw CoordError.failed("checkout \(checkout.key) was already paid") }
         let owner = CartOwner.user(checkout.userID).description

@@ -102,7 +102,7 @@ final class ContentStore: ContentManaging {
     }
 
     func product(id: Int, in db: any SQLDatabase) throws -> Product? {
-        try store.requireReady()
+        let db = try store.adopt(db)
         return try db.row("SELECT * FROM products WHERE id = ?", [SQLValue(id)]).map(Self.product)
     }
 

@@ -12,7 +12,7 @@ final class PaymentPlugin: CoordPlugin {
             name: "payment", summary: "pay and see receipts",
             pages: PaymentPage.self, messages: PaymentMessage.self,
             needs: [Services.data.key],
-            provides: [ServiceProvision(Services.payments) { dependencies in
+            provides: [ServiceProvision(Services.payments, guarded: true) { dependencies in
                 service.attach(dependencies)
                 return service
             }],

@@ -64,6 +64,9 @@ public struct Config: Sendable, Equatable {
     /// Refuse to run plugin code in a process the kernel cannot confine (no Landlock), instead
     /// of running it unconfined with a warning (`[plugins] require_sandbox`).
     public var requireSandbox = false
+    /// What the person granted outside plugins beyond their own tables, by plugin name
+    /// (`[plugins.grants]`, `name = ["read products", "service accounts"]`).
+    public var pluginGrants: [String: [Capability]] = [:]
     /// The interactive history file (`[shell] history`); nil for the default,
     /// `$XDG_STATE_HOME/coordsh/history`.
     public var historyPath: String?
@@ -86,7 +89,7 @@ public struct Config: Sendable, Equatable {
 
     /// The tables the host reads itself, with their keys.
     static let hostKeys: [(String, [String])] = [
-        ("plugins", ["dirs", "allow", "vet_timeout", "require_sandbox"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "url", "busy_timeout", "statement_timeout"]),
+        ("plugins", ["dirs", "allow", "vet_timeout", "require_sandbox", "grants"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "url", "busy_timeout", "statement_timeout"]),
         ("serve", ["max_clients", "handshake_timeout", "outbound_limit", "drain_timeout", "allow_root"]),
     ]
     static let hostSections = Set(hostKeys.map(\.0))
@@ -323,6 +326,20 @@ public struct Config: Sendable, Equatable {
                     throw fail("plugins.allow", "must be an array of SHA-256 hashes (64 hex digits each)")
                 }
                 config.pluginAllowList = Set(hashes)
+            }
+            if let value = pluginTable["grants"] {
+                guard let grants = value.table else {
+                    throw fail("plugins.grants", "must be a table ([plugins.grants]) of plugin names")
+                }
+                for name in grants.keys {
+                    let texts = grants[name]?.array?.compactMap(\.string) ?? []
+                    let capabilities = texts.compactMap(Capability.init)
+                    guard let array = grants[name]?.array, capabilities.count == array.count else {
+                        let bad = texts.first { Capability($0) == nil }.map { ": '\($0)' is not one" } ?? ""
+                        throw fail("plugins.grants.\(name)", "must be an array of capabilities such as \"read products\", \"service accounts\", \"connect host:443\"\(bad)")
+                    }
+                    config.pluginGrants[name] = capabilities
+                }
             }
             if let value = pluginTable["require_sandbox"] {
                 guard let flag = value.bool else { throw fail("plugins.require_sandbox", "must be true or false") }

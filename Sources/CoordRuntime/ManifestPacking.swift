@@ -19,7 +19,7 @@ package enum ManifestPacking {
         let reserved: Set<Unicode.Scalar> = [feature, part, entry, field, parameter, "\t", "\n", "\r"]
         var strings: [String] = []
         for manifest in manifests {
-            strings += [manifest.name, manifest.prefix, manifest.summary] + manifest.needs + manifest.provides
+            strings += [manifest.name, manifest.prefix, manifest.summary] + manifest.needs + manifest.provides + manifest.guarded + manifest.uses
             for page in manifest.pages { strings += [page.name, page.summary] + page.parameters.flatMap { [$0.name, $0.summary] } }
             for message in manifest.messages { strings += [message.verb, message.summary] + message.arguments.flatMap { [$0.name, $0.summary] } }
         }
@@ -35,6 +35,8 @@ package enum ManifestPacking {
                 manifest.messages.map { [$0.verb, $0.summary, parameters($0.arguments)].joined(separator: String(field)) }.joined(separator: String(entry)),
                 manifest.needs.joined(separator: String(entry)),
                 manifest.provides.joined(separator: String(entry)),
+                manifest.guarded.joined(separator: String(entry)),
+                manifest.uses.joined(separator: String(entry)),
             ].joined(separator: String(part))
         }.joined(separator: String(feature))
     }
@@ -45,7 +47,9 @@ package enum ManifestPacking {
         var manifests: [FeatureManifest] = []
         for packed in split(text, feature) {
             let parts = split(packed, part)
-            guard parts.count == 5 else { return nil }
+            // Seven parts: a cache written before capabilities (five) declares nothing about them,
+            // which is not the same as declaring nothing, so its plugin is loaded and looked at.
+            guard parts.count == 7 else { return nil }
             let head = split(parts[0], field)
             guard head.count == 3, head.allSatisfy(isLeaf) else { return nil }
             var pages: [FeatureManifest.PageEntry] = []
@@ -58,11 +62,12 @@ package enum ManifestPacking {
                 guard let (verb, summary, list) = named(item) else { return nil }
                 messages.append(FeatureManifest.MessageEntry(verb: verb, summary: summary, arguments: list))
             }
-            let needs = entries(parts[3]), provides = entries(parts[4])
-            guard needs.allSatisfy(isLeaf), provides.allSatisfy(isLeaf) else { return nil }
+            let needs = entries(parts[3]), provides = entries(parts[4]), guarded = entries(parts[5]), uses = entries(parts[6])
+            guard needs.allSatisfy(isLeaf), provides.allSatisfy(isLeaf), guarded.allSatisfy(isLeaf), uses.allSatisfy(isLeaf),
+                  uses.allSatisfy({ Capability($0) != nil }) else { return nil }
             manifests.append(FeatureManifest(
                 name: head[0], prefix: head[1], summary: head[2], pages: pages, messages: messages,
-                needs: needs, provides: provides))
+                needs: needs, provides: provides, guarded: guarded, uses: uses))
         }
         return manifests
     }

@@ -27,6 +27,9 @@ public final class AppHost {
     /// which is coordsh. A program that embeds the host (the benchmark) names coordsh here, or
     /// its children would be copies of itself.
     public var vettingExecutable: String?
+    /// What each feature's code may reach (its data handle, the guarded services it was
+    /// granted); also the key with which the host reads services sealed to plugins.
+    public let access = HostFeatureAccess(grants: PluginGrants(configured: [:]))
 
     public init(config: Config, databaseOverride: String? = nil) {
         self.app = AppCoordinator()
@@ -61,6 +64,9 @@ public final class AppHost {
             environment: HostEnvironment(
                 dataDirectory: config.expandedDataDirectory(), configFile: config.source, settings: config.featureSettings),
             data: data, secrets: secrets)
+        access.grants = PluginGrants(configured: config.pluginGrants)
+        access.app = app
+        app.install(access: access)
         Shell.configure(loader, config: config, vettingExecutable: vettingExecutable)
         report.refusals = loader.loadAll(from: config.expandedPluginDirectories() + extraPluginDirectories)
         return report

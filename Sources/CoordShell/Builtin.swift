@@ -13,7 +13,7 @@ struct Builtin {
 
     static let all: [Builtin] = [
         Builtin(name: "help", usage: "help [PREFIX [VERB] | ROUTE]", summary: "list commands, a feature's messages, one message or one page", run: help),
-        Builtin(name: "plugins", usage: "plugins [load PATH | rescan | allow NAME]", summary: "list loaded and refused plugins, load one, look for new ones, or let a quarantined one load again", run: plugins),
+        Builtin(name: "plugins", usage: "plugins [NAME | load PATH | rescan | allow NAME]", summary: "list loaded and refused plugins, load one, look for new ones, or let a quarantined one load again", run: plugins),
         Builtin(name: "pages", usage: "pages", summary: "list every registered route with its parameters", run: pages),
         Builtin(name: "open", usage: "open ROUTE", summary: "open a page: feature/page key=value … or coordsh://feature/page?key=value", run: open),
         Builtin(name: "back", usage: "back", summary: "go back to the previous page", run: back),
@@ -130,6 +130,36 @@ struct Builtin {
         ["route": "\(feature)/\(page.name)", "parameters": page.parameters.map(parameterJSON), "summary": page.summary]
     }
 
+    /// `read products (granted), service secrets (not granted)`.
+    static func usesText(_ session: Session, _ feature: Feature) -> String {
+        let granted = session.host.access.grants.granted(feature.uses, origin: feature.origin)
+        return feature.uses.map { "\($0) (\(granted.contains($0) ? "granted" : "not granted"))" }.joined(separator: ", ")
+    }
+
+    /// `plugins NAME`: where it is from, whether it is bundled, and per feature what it
+    /// declares it uses and what of that it was granted.
+    static func pluginDetail(_ session: Session, _ plugin: LoadedPlugin) -> CommandResult {
+        let grants = session.host.access.grants
+        var lines = ["\(plugin.origin.name) \(plugin.origin.version)  \(plugin.origin.path)",
+                     grants.isBundled(plugin.origin) ? "bundled with coordsh: what it declares is granted"
+                        : "outside plugin: granted what it declares and [plugins.grants] gives it"]
+        var features: [[String: Any]] = []
+        for name in plugin.features {
+            guard let feature = session.app.features.feature(named: name) else { continue }
+            let granted = grants.granted(feature.uses, origin: feature.origin)
+            lines.append("feature \(name) (prefix \(feature.definition.prefix)): " + (feature.uses.isEmpty ? "uses nothing beyond its own tables" : "uses " + usesText(session, feature)))
+            let ungranted = feature.uses.filter { !granted.contains($0) }
+            if !ungranted.isEmpty {
+                lines.append("  to grant: add to the config's [plugins.grants]: \(plugin.origin.name) = [\(ungranted.map { "\"\($0)\"" }.joined(separator: ", "))]")
+            }
+            features.append(["name": name, "uses": feature.uses.map(\.description), "granted": granted.map(\.description)])
+        }
+        return CommandResult(lines: lines, json: [
+            "name": plugin.origin.name, "version": plugin.origin.version, "file": plugin.origin.path,
+            "bundled": grants.isBundled(plugin.origin), "features": features,
+        ])
+    }
+
     static func plugins(_ session: Session, _ args: [String]) throws -> CommandResult {
         if args.first == "rescan" {
             try noArguments("plugins rescan", Array(args.dropFirst()))
@@ -169,6 +199,9 @@ struct Builtin {
                 throw ShellError(error.description, code: error.kind.rawValue, status: .failure)
             }
         }
+        if args.count == 1, let plugin = session.loader.loaded.first(where: { $0.origin.name == args[0] }) {
+            return pluginDetail(session, plugin)
+        }
         try noArguments("plugins", args)
         var lines: [String] = []
         var loaded: [[String: Any]] = []
@@ -184,6 +217,7 @@ struct Builtin {
                     ? (gone ? "  (file gone since it was loaded; loaded until coordsh restarts)" : "")
                     : "  registered, loaded on first use"
                 lines.append("\(plugin.origin.name) \(plugin.origin.version)  prefix \(feature.definition.prefix)  \(pages) page\(pages == 1 ? "" : "s")  \(plugin.origin.path)" + state)
+                if !feature.uses.isEmpty { lines.append("  uses " + usesText(session, feature)) }
                 loaded.append([
                     "name": plugin.origin.name, "version": plugin.origin.version, "prefix": feature.definition.prefix,
                     "pages": pages, "file": plugin.origin.path, "vetted": plugin.vettedNow ? "now" : "cached", "fileGone": gone,

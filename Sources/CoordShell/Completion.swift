@@ -68,7 +68,7 @@ extension Session {
     /// what it registered and load nothing.
     private func values(_ feature: Feature, _ parameter: String) -> [String] {
         guard (try? feature.load()) != nil else { return [] }
-        return feature.definition.completions?(parameter, app.dependencies) ?? []
+        return feature.definition.completions?(parameter, app.dependencies(for: feature, from: scene.dependencies, by: host.access)) ?? []
     }
 
     /// The plugin a line runs in: the one that registered the feature of its prefix, or of the

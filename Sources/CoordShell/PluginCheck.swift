@@ -127,6 +127,13 @@ public enum PluginCheckChild {
         HostServices.provide(
             to: app, environment: HostEnvironment(dataDirectory: scratch, configFile: config.source, settings: config.featureSettings),
             data: data, secrets: NoTerminal())
+        // The plugin under test is granted what it declares and nothing more, so that what it
+        // uses without declaring fails its checks, naming what was refused.
+        var grants = PluginGrants(configured: config.pluginGrants)
+        grants.declarationsGranted = [pluginName]
+        let access = HostFeatureAccess(grants: grants)
+        access.app = app
+        app.install(access: access)
         guard !options.alone else { return }
         let loader = PluginLoader(app: app)
         Shell.configure(loader, config: config)

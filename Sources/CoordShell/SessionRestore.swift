@@ -8,7 +8,7 @@ extension Session {
     /// Puts the person of a login session back in this scene, without the password: a
     /// supervised shell's new app process after a crash. Returns what to tell them.
     public func resume(token: String) -> Reply.Notice {
-        guard let accounts = scene.dependencies?[Services.accounts] else {
+        guard let accounts = app.unsealed(scene.dependencies, by: host.access)?[Services.accounts] else {
             return Reply.Notice(text: "the login could not be restored: no plugin provides accounts; log in again", isWarning: true)
         }
         do {

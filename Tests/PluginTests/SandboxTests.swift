@@ -83,13 +83,38 @@ struct SandboxTests {
                 ("intrude env SHOP_PW", "intrude env SHOP_PW: not set"),
                 ("intrude env GITHUB_TOKEN", "intrude env GITHUB_TOKEN: not set"),
                 ("intrude signal \(getpid())", "intrude signal \(getpid()): Operation not permitted"),
+            ] + dataAttempts
+        }
+
+        /// Through the SDK: other features' tables, the app's own handle, SQL that would
+        /// escape the check, the person's prompt, a guarded service.
+        var dataAttempts: [(line: String, refusal: String)] {
+            let grant = "must declare it and be granted it"
+            return [
+                ("intrude sql 'SELECT email, password_hash FROM users'", "reading table 'users' of feature 'account': refused 'read users': the plugin 'intruder' \(grant) (config: [plugins.grants] intruder = [\"read users\"])"),
+                ("intrude sql 'SELECT * FROM sessions'", "reading table 'sessions' of feature 'account': refused 'read sessions'"),
+                ("intrude change 'DELETE FROM orders'", "changing table 'orders' of feature 'payment': refused 'write orders'"),
+                ("intrude sql 'SELECT name FROM products'", "refused 'read products'"),
+                ("intrude sql 'WITH u AS (SELECT * FROM users) SELECT count(*) FROM u'", "refused 'read users'"),
+                ("intrude sql 'SELECT 1; DELETE FROM carts'", "refused 'write carts'"),
+                ("intrude sql 'SELECT (SELECT count(*) FROM checkouts)'", "refused 'read checkouts'"),
+                ("intrude change 'CREATE TRIGGER spy AFTER INSERT ON intruder_notes BEGIN DELETE FROM orders; END'", "changing the schema outside the feature's migrations is not allowed"),
+                ("intrude change 'CREATE VIEW spy AS SELECT * FROM users'", "changing the schema outside the feature's migrations is not allowed"),
+                ("intrude change \"ATTACH DATABASE '/tmp/spy.sqlite' AS spy\"", "attaching a database file is not allowed"),
+                ("intrude change 'PRAGMA writable_schema = 1'", "PRAGMA writable_schema is not allowed"),
+                ("intrude change 'COMMIT'", "transaction control (the host runs each command's transaction) is not allowed"),
+                ("intrude change 'DELETE FROM coordsh_table_owners'", "changing coordsh's own table 'coordsh_table_owners' is not allowed"),
+                ("intrude climb 'SELECT * FROM users'", "this data handle belongs to no feature"),
+                ("intrude secret 'Password for someone@example.org'", "intrude secret: refused 'service secrets': the plugin 'intruder' \(grant)"),
+                ("intrude service accounts", "intrude service: no service 'accounts'"),
+                ("intrude service payments", "intrude service: no service 'payments'"),
             ]
         }
 
         /// The script: a read the sandbox allows (so the plugin demonstrably runs), every
         /// attempt, and a last command that must still run.
         var script: String {
-            (["intrude read /etc/passwd"] + attempts.map(\.line) + ["echo still serving"]).joined(separator: "\n") + "\n"
+            (["intrude read /etc/passwd", "intrude note hello"] + attempts.map(\.line) + ["intrude note again", "echo still serving"]).joined(separator: "\n") + "\n"
         }
 
         /// What the attempts must have left: each refused in one line, nothing read or changed.
@@ -97,6 +122,8 @@ struct SandboxTests {
             #expect(result.status == 1, "\(mode): batch mode exits 1 after the refusals: \(result.stderr)")
             #expect(result.stdout.contains("read ") && result.stdout.contains("root:"), "\(mode): the plugin runs: \(result.stdout)")
             #expect(result.stdout.hasSuffix("still serving\n"), "\(mode): \(result.stdout)")
+            // Its own table, before and after every refusal: it works with what is its own.
+            #expect(result.stdout.components(separatedBy: " notes").count - 1 == 2, "\(mode): its own table: \(result.stdout)")
             let errors = result.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("coordsh: error: ") }
             for (line, refusal) in attempts {
                 #expect(errors.contains { $0.contains(refusal) }, "\(mode): '\(line)' was not refused with '\(refusal)':\n\(result.stderr)")

@@ -23,7 +23,7 @@ final class ServiceTests {
     }
 
     func service<S>(_ host: TestHost, _ key: ServiceKey<S>) throws -> S {
-        try #require(host.app.dependencies?[key], "\(key.key.name) is not provided")
+        try #require(host.app.unsealed(host.app.dependencies, by: host.access)?[key], "\(key.key.name) is not provided")
     }
 
     /// Creates, confirms and logs in `email` in `scene`, returning the user.

@@ -62,8 +62,10 @@ public enum FixtureBuilder {
     /// The intruder plugin (see fixtures/intruder.swift): `intrude read|write|list|exec|connect|
     /// bind|udp|unix|env|signal TARGET` tries to reach what no plugin was granted.
     /// With `entryWrites`, its entry point creates `$HOME/entry-was-here`.
-    public static func buildIntruder(output: String, entryWrites: Bool = false) throws {
-        try buildSwiftPlugin(sources + "/intruder.swift", module: "Intruder", output: output, defines: entryWrites ? ["ENTRY_WRITES"] : [])
+    public static func buildIntruder(output: String, entryWrites: Bool = false, declares: Bool = false) throws {
+        try buildSwiftPlugin(
+            sources + "/intruder.swift", module: "Intruder", output: output,
+            defines: (entryWrites ? ["ENTRY_WRITES"] : []) + (declares ? ["DECLARES"] : []))
     }
 
     /// `no_landlock PROGRAM [ARGS…]` (fixtures/no_landlock.c): runs PROGRAM where the kernel

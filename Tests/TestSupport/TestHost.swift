@@ -15,6 +15,8 @@ public final class TestHost {
     public let data: any HostDataManager
     public let directory: String
     public let secrets = GivenSecret()
+    /// What each feature may reach, as the shell installs it.
+    public private(set) var access: HostFeatureAccess
 
     /// `config` is TOML put over the built-in defaults (a file in the host's folder), as a
     /// user's config file would be; nil for the shipped config. `databasePath` is a SQLite
@@ -33,6 +35,9 @@ public final class TestHost {
         HostServices.provide(
             to: app, environment: HostEnvironment(dataDirectory: directory, configFile: configFile, settings: config.featureSettings),
             data: data, secrets: secrets)
+        access = HostFeatureAccess(grants: PluginGrants(configured: config.pluginGrants))
+        access.app = app
+        app.install(access: access)
         for name in plugins { try loader.load(BuildProducts.plugin(name)) }
     }
 

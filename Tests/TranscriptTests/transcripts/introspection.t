@@ -1,7 +1,9 @@
 # What the plugins registered: plugins, pages and generated help.
 $ plugins
 account 0.3.0  prefix account  5 pages  $BUILD/libAccountPlugin.so
+  uses service secrets (granted), service passwords (granted)
 cart 0.3.0  prefix cart  3 pages  $BUILD/libCartPlugin.so
+  uses service accounts (granted)
 content 0.3.0  prefix content  4 pages  $BUILD/libContentPlugin.so
 payment 0.3.0  prefix payment  3 pages  $BUILD/libPaymentPlugin.so
 $ pages
@@ -23,7 +25,7 @@ payment/orders
 $ help
 Commands:
   help [PREFIX [VERB] | ROUTE]  list commands, a feature's messages, one message or one page
-  plugins [load PATH | rescan | allow NAME]  list loaded and refused plugins, load one, look for new ones, or let a quarantined one load again
+  plugins [NAME | load PATH | rescan | allow NAME]  list loaded and refused plugins, load one, look for new ones, or let a quarantined one load again
   pages                        list every registered route with its parameters
   open ROUTE                   open a page: feature/page key=value … or coordsh://feature/page?key=value
   back                         go back to the previous page

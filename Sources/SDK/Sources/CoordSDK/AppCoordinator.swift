@@ -9,6 +9,27 @@ public final class AppCoordinator: Coordinator {
     public let features = FeatureRegistry()
     /// Services the host itself provides, by key.
     private var hostServices: [(key: DependencyKey, service: Any)] = []
+    /// What each feature's code may reach; nil (a test, a tool) hands every feature the
+    /// app's services as they are.
+    /// Not readable: the object is what unseals services (`unsealed(_:by:)`), so only the host
+    /// that installed it holds it.
+    private(set) var access: (any FeatureAccess)? {
+        didSet { rebuildDependencies() }
+    }
+
+    /// Installs what each feature may reach (see `FeatureAccess`) and rebuilds.
+    public func install(access: any FeatureAccess) { self.access = access }
+    /// The host's services that touch a person or a secret: only features granted them (or,
+    /// for a feature's own, providing them) find them.
+    public static let hostGuardedKeys = [Services.secrets.key, Services.passwords.key]
+    /// The guarded slots, as of the last rebuild: the host's and every feature's guarded
+    /// provisions. Empty without `access`.
+    public private(set) var sealedKeys = DependencySet()
+    var guardedKeys: [DependencyKey] { Array(sealedKeys) }
+    /// The store the host provides in `Services.data`, before any feature's handle.
+    var dataStore: (any DataManaging)? {
+        hostServices.first { $0.key == Services.data.key }?.service as? any DataManaging
+    }
     /// Receives queued, replayed and undeliverable messages reported from anywhere below.
     public var eventSink: (DispatchEvent) -> Void = { _ in }
 
@@ -139,6 +160,12 @@ public final class AppCoordinator: Coordinator {
     public func rebuildDependencies() {
         var value = AppDependency()
         for (key, service) in hostServices { value.set(key, service, provider: "host") }
+        var sealed = DependencySet()
+        if access != nil {
+            for key in Self.hostGuardedKeys { sealed.insert(key) }
+            for feature in features.features { for key in feature.guardedKeys { sealed.insert(key) } }
+        }
+        sealedKeys = sealed
         // Two passes: the first fills every slot, the second hands each provider the complete
         // value, so that a feature registered before another still sees its services.
         for _ in 0..<2 {
@@ -147,12 +174,26 @@ public final class AppCoordinator: Coordinator {
                     for key in feature.providedKeys { value.set(key, deferredService(key, of: feature), provider: feature.name) }
                     continue
                 }
+                guard !feature.definition.provides.isEmpty else { continue }
+                // Each provider makes its service from its own view: its data handle, the
+                // guarded services it was granted.
+                let view = access == nil ? value : dependencies(for: feature, from: Self.sealing(value, sealed))
                 for provision in feature.definition.provides {
-                    value.set(provision.key, provision.make(value), provider: feature.name)
+                    value.set(provision.key, provision.make(view ?? value), provider: feature.name)
                 }
             }
         }
+        if let access {
+            value = Self.sealing(value, sealed)
+            if let store = dataStore { value.set(Services.data.key, access.data(for: nil, store: store), provider: "host") }
+        }
         dependencies = value
+    }
+
+    private static func sealing(_ value: AppDependency, _ keys: DependencySet) -> AppDependency {
+        var value = value
+        for key in keys { value.seal(key) }
+        return value
     }
 
     /// A slot of a feature that is only registered: reading it loads the plugin, then reads the
@@ -167,7 +208,9 @@ public final class AppCoordinator: Coordinator {
                 eventSink(.note("plugin \(feature.origin?.name ?? feature.name) could not be loaded: \(error.message)"))
                 return nil
             }
-            let service = dependencies?.stored(key)
+            var service = dependencies?.stored(key)
+            // Only a view that was granted the slot holds this placeholder unsealed.
+            if let sealed = service as? SealedService { service = sealed.service }
             return service is DeferredService ? nil : service
         }
     }

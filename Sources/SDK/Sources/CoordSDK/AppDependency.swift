@@ -87,6 +87,9 @@ public struct AppDependency {
     public private(set) var keys = DependencySet()
     /// Incremented on every change, so observers can tell two snapshots apart cheaply.
     public private(set) var revision = 0
+    /// Guarded slots this view was not granted (see `FeatureAccess`): empty here, and a need
+    /// of them is refused at once instead of waiting for a service that will never come.
+    public private(set) var denied = DependencySet()
 
     public init() {}
 
@@ -117,12 +120,18 @@ public struct AppDependency {
         }
     }
 
-    /// The untyped service in a slot.
+    /// The untyped service in a slot (nil for a sealed one).
     public func service(_ key: DependencyKey) -> Any? {
         let stored = services[key.id]
         if let deferred = stored as? DeferredService { return deferred.service() }
+        if stored is SealedService { return nil }
         return stored
     }
+
+    /// True when this view was refused the guarded service in `key`'s slot.
+    public func isDenied(_ key: DependencyKey) -> Bool { denied.contains(key) }
+
+    mutating func markDenied(_ key: DependencyKey) { denied.insert(key) }
 
     /// The slot as stored: a placeholder of a feature not loaded is returned as is.
     func stored(_ key: DependencyKey) -> Any? { services[key.id] }
@@ -140,7 +149,7 @@ public struct AppDependency {
     public var entries: [(key: String, provider: String, type: String)] {
         keys.map { key in
             let service = services[key.id]
-            let type = service is DeferredService ? "not loaded yet" : service.map { String(describing: Swift.type(of: $0)) } ?? "?"
+            let type = service is DeferredService ? "not loaded yet" : service is SealedService ? "guarded" : service.map { String(describing: Swift.type(of: $0)) } ?? "?"
             return (key.name, providers[key.id] ?? "?", type)
         }.sorted { $0.key < $1.key }
     }
@@ -160,6 +169,7 @@ extension Responder {
     /// The service in `key`'s slot, or a one-line error that names what is missing — for
     /// handlers that cannot do anything useful without it and should not wait for it.
     public func require<Service>(_ key: ServiceKey<Service>, for context: String) throws -> Service {
+        if dependencies?.isDenied(key.key) == true { throw CoordError.notGranted(.service(key.key.name), context: context, plugin: pluginName) }
         guard let service = dependencies?[key] else {
             throw CoordError.failed("\(context): no loaded plugin provides '\(key.key.name)'; 'plugins' shows what is loaded")
         }

@@ -27,6 +27,10 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
     case failed(String)
     /// The data store could not do what was asked: locked, read-only, not a database.
     case database(String)
+    /// Plugin code reached for something it did not declare or was not granted (another
+    /// feature's table, a guarded service): refused before anything ran. `plugin` names the
+    /// plugin to grant it to, when known.
+    case notGranted(Capability, context: String, plugin: String?)
 
     public var code: String {
         switch self {
@@ -48,6 +52,7 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
         case .plugin: "plugin"
         case .failed: "failed"
         case .database: "database"
+        case .notGranted: "not_granted"
         }
     }
 
@@ -112,6 +117,10 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
             return s
         case .notStarted(let c):
             return "coordinator '\(c)' is not started"
+        case .notGranted(let capability, let context, let plugin):
+            let how = plugin.map { "the plugin '\($0)' must declare it and be granted it (config: [plugins.grants] \($0) = [\"\(capability)\"])" }
+                ?? "the feature must declare it and be granted it"
+            return "\(context): refused '\(capability)': \(how)"
         }
     }
 

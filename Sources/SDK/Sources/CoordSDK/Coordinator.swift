@@ -97,6 +97,14 @@ open class Coordinator: Responder {
 
     // MARK: Dependencies
 
+    /// Set by the scene on a feature's root coordinator: the feature whose view of the
+    /// services (`FeatureAccess`) it and everything under it get.
+    weak var accessFeature: Feature?
+
+    override func inherit(_ value: AppDependency?) {
+        dependencies = featureView(of: value)
+    }
+
     open override func dependenciesDidChange() {
         updateChildCoordinatorDependencies()
         super.dependenciesDidChange()

@@ -179,7 +179,18 @@ public protocol DataManaging: AnyObject {
     /// `body` may run again (a bounded number of times) when the server reports a
     /// serialization failure or a deadlock, so it must not act outside the database.
     func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
+    /// `db` — a connection another feature lent this one inside its transaction (a service
+    /// method that takes `in db:`) — as this feature's own: what runs on the result is checked
+    /// against what this feature may reach, not against what the lender may. A service
+    /// method of feature A called by feature B inside B's transaction adopts B's connection
+    /// before touching A's tables; without it, B would need a grant for A's tables.
+    func adopt(_ db: any SQLDatabase) -> any SQLDatabase
     /// `["ok"]` for a sound store (SQLite's `PRAGMA integrity_check`; on PostgreSQL, that
     /// the server answers).
     func integrityCheck() throws -> [String]
+}
+
+extension DataManaging {
+    /// A store that scopes nothing runs every connection as it is.
+    public func adopt(_ db: any SQLDatabase) -> any SQLDatabase { db }
 }

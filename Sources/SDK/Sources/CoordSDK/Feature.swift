@@ -24,15 +24,20 @@ public struct MessageSpec: Sendable {
 /// returning nil leaves the slot empty, so handlers that need it wait.
 public struct ServiceProvision: Sendable {
     public let key: DependencyKey
+    /// A guarded service touches a person or a secret (accounts, payments): only features
+    /// that declare `.service(name)` and were granted it find it in their `AppDependency`.
+    public let guarded: Bool
     let make: @MainActor @Sendable (AppDependency) -> Any?
 
-    public init<Service>(_ key: ServiceKey<Service>, make: @escaping @MainActor @Sendable (AppDependency) -> Service?) {
+    public init<Service>(_ key: ServiceKey<Service>, guarded: Bool = false, make: @escaping @MainActor @Sendable (AppDependency) -> Service?) {
         self.key = key.key
+        self.guarded = guarded
         self.make = { make($0).map { $0 as Any } }
     }
 
-    init(untyped key: DependencyKey, make: @escaping @MainActor @Sendable (AppDependency) -> Any?) {
+    init(untyped key: DependencyKey, guarded: Bool = false, make: @escaping @MainActor @Sendable (AppDependency) -> Any?) {
         self.key = key
+        self.guarded = guarded
         self.make = make
     }
 }
@@ -49,6 +54,10 @@ public struct FeatureDefinition: Sendable {
     /// provides is refused at load time.
     public let needs: [DependencyKey]
     public let provides: [ServiceProvision]
+    /// What the feature reaches beyond its own tables and the ordinary services: other
+    /// features' tables, guarded services, paths, addresses, programs. Declared so that the
+    /// person can grant it; what is not declared and granted is refused.
+    public let uses: [Capability]
     /// Makes the feature's coordinator; the app calls it lazily, the first time a message or a
     /// page of the feature is wanted in a scene (like the seeds' `showCart`).
     public let makeCoordinator: @MainActor @Sendable () -> Coordinator
@@ -59,10 +68,12 @@ public struct FeatureDefinition: Sendable {
     public init(
         name: String, prefix: String, summary: String = "", pages: any Page.Type,
         messages: [MessageSpec] = [], needs: [DependencyKey] = [], provides: [ServiceProvision] = [],
+        uses: [Capability] = [],
         completions: (@MainActor @Sendable (_ parameter: String, _ dependencies: AppDependency?) -> [String])? = nil,
         coordinator: @escaping @MainActor @Sendable () -> Coordinator
     ) {
         self.completions = completions
+        self.uses = uses
         self.name = name
         self.prefix = prefix
         self.summary = summary
@@ -106,6 +117,7 @@ public final class Feature {
         self.origin = origin
         self.specs = Self.specs(definition)
         self.providedKeys = definition.provides.map(\.key)
+        self.guardedKeys = definition.provides.filter(\.guarded).map(\.key)
     }
 
     /// A feature registered from `manifest`; `load` loads its plugin (and, through the
@@ -114,12 +126,14 @@ public final class Feature {
         let definition = FeatureDefinition(
             name: manifest.name, prefix: manifest.prefix, summary: manifest.summary, pages: UnloadedPage.self,
             messages: manifest.messageSpecs, needs: manifest.needs.map(DependencyKey.init), provides: [],
+            uses: manifest.capabilities,
             coordinator: { Coordinator(identifier: manifest.name) })
         self.definition = definition
         self.prefix = FeaturePrefix(manifest.prefix)
         self.origin = origin
         self.specs = Self.specs(definition)
         self.providedKeys = manifest.provides.map(DependencyKey.init)
+        self.guardedKeys = manifest.guarded.map(DependencyKey.init)
         self.manifestPages = manifest.pageCases
         self.loader = load
     }
@@ -150,6 +164,7 @@ public final class Feature {
         self.origin = origin
         specs = Self.specs(live)
         providedKeys = live.provides.map(\.key)
+        guardedKeys = live.provides.filter(\.guarded).map(\.key)
         manifestPages = nil
         loader = nil
     }
@@ -176,6 +191,10 @@ public final class Feature {
 
     /// The keys of the services it provides (from the manifest while only registered).
     public private(set) var providedKeys: [DependencyKey]
+    /// The keys of those that are guarded (`ServiceProvision(guarded: true)`).
+    public private(set) var guardedKeys: [DependencyKey]
+    /// What it declared it uses (from the manifest while only registered).
+    public var uses: [Capability] { definition.uses }
 
     public func message(verb: String) -> MessageSpec? { definition.messages.first { $0.verb == verb } }
 

@@ -69,10 +69,17 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
     public var messages: [MessageEntry]
     public var needs: [String]
     public var provides: [String]
+    /// The provided services that are guarded (a subset of `provides`).
+    public var guarded: [String]
+    /// What the feature declared it uses, in `Capability`'s text form.
+    public var uses: [String]
 
     public init(
-        name: String, prefix: String, summary: String, pages: [PageEntry], messages: [MessageEntry], needs: [String], provides: [String]
+        name: String, prefix: String, summary: String, pages: [PageEntry], messages: [MessageEntry], needs: [String], provides: [String],
+        guarded: [String] = [], uses: [String] = []
     ) {
+        self.guarded = guarded
+        self.uses = uses
         self.name = name
         self.prefix = prefix
         self.summary = summary
@@ -95,7 +102,28 @@ public struct FeatureManifest: Codable, Sendable, Equatable {
         }
         needs = definition.needs.map(\.name)
         provides = definition.provides.map(\.key.name)
+        guarded = definition.provides.filter(\.guarded).map(\.key.name)
+        uses = definition.uses.map(\.description)
     }
+
+    private enum CodingKeys: String, CodingKey { case name, prefix, summary, pages, messages, needs, provides, guarded, uses }
+
+    /// Reads a manifest; one written before capabilities existed declares none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        prefix = try c.decode(String.self, forKey: .prefix)
+        summary = try c.decode(String.self, forKey: .summary)
+        pages = try c.decode([PageEntry].self, forKey: .pages)
+        messages = try c.decode([MessageEntry].self, forKey: .messages)
+        needs = try c.decode([String].self, forKey: .needs)
+        provides = try c.decode([String].self, forKey: .provides)
+        guarded = try c.decodeIfPresent([String].self, forKey: .guarded) ?? []
+        uses = try c.decodeIfPresent([String].self, forKey: .uses) ?? []
+    }
+
+    /// The declared capabilities; text that is no capability is dropped (it grants nothing).
+    public var capabilities: [Capability] { uses.compactMap(Capability.init) }
 
     /// The page cases as the registry lists and checks them. Their constructors are never
     /// called: a page of a feature that is not loaded is made after loading it.

@@ -38,12 +38,12 @@ extension FeatureDefinition {
     /// declarations come from the enum, so they cannot disagree with the handlers.
     public init<Messages: FeatureMessage>(
         name: String, summary: String = "", pages: any Page.Type, messages: Messages.Type,
-        needs: [DependencyKey] = [], provides: [ServiceProvision] = [],
+        needs: [DependencyKey] = [], provides: [ServiceProvision] = [], uses: [Capability] = [],
         completions: (@MainActor @Sendable (_ parameter: String, _ dependencies: AppDependency?) -> [String])? = nil,
         coordinator: @escaping @MainActor @Sendable () -> Coordinator
     ) {
         self.init(
             name: name, prefix: Messages.prefix, summary: summary, pages: pages, messages: Messages.specs,
-            needs: needs, provides: provides, completions: completions, coordinator: coordinator)
+            needs: needs, provides: provides, uses: uses, completions: completions, coordinator: coordinator)
     }
 }

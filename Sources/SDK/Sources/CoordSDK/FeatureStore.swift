@@ -41,6 +41,16 @@ public final class FeatureStore {
         return data
     }
 
+    /// `db`, lent by another feature inside its transaction, as this feature's own (see
+    /// `DataManaging.adopt`): call it at the top of a service method that takes `in db:`.
+    public func adopt(_ db: any SQLDatabase) throws -> any SQLDatabase {
+        try requireReady()
+        guard let data = dependencies[Services.data] else {
+            throw CoordError.failed("\(feature): no data store is available")
+        }
+        return data.adopt(db)
+    }
+
     /// For methods other features call inside their transactions, where tables can no longer
     /// be created.
     public func requireReady() throws {

@@ -102,6 +102,10 @@ open class Responder: NeedsDependency {
             throw CoordError.queueFull(message: message.name.string, at: chainDescription, capacity: queue.capacity)
         }
         let missing = (dependencies?.keys ?? DependencySet()).missing(from: needs)
+        // A guarded service this feature was not granted never comes: refuse now.
+        if let denied = missing.first(where: { dependencies?.isDenied($0) == true }) {
+            throw CoordError.notGranted(.service(denied.name), context: message.name.string, plugin: pluginName)
+        }
         // The waiting handler may refuse (throw) before anything is queued.
         let reason = try handlers[message.name.id]?.waiting?(message, missing)
         queue.entries.append(MessageQueue.Entry(message: message, needs: needs, missing: missing, routed: routed))

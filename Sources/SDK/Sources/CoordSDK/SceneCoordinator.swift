@@ -62,8 +62,11 @@ public final class SceneCoordinator: Coordinator {
     private func layered() -> AppDependency? {
         guard !sceneServices.isEmpty else { return appServices }
         var value = appServices ?? AppDependency()
+        let guarded = (parent as? AppCoordinator)?.sealedKeys ?? DependencySet()
         for entry in sceneServices {
             value.set(entry.key, entry.service, provider: "\(entry.provider), scene \(identifier)")
+            // A guarded scene service (the person's prompt) is sealed like the app's.
+            if guarded.contains(entry.key) { value.seal(entry.key) }
         }
         return value
     }
@@ -87,6 +90,7 @@ public final class SceneCoordinator: Coordinator {
         // here leaves the placeholder coordinator, which handles nothing.
         try? feature.load()
         let coordinator = feature.definition.makeCoordinator()
+        coordinator.accessFeature = feature
         if byFeature.count <= slot { byFeature.append(contentsOf: repeatElement(nil, count: slot + 1 - byFeature.count)) }
         byFeature[slot] = coordinator
         startChild(coordinator)

@@ -1,0 +1,68 @@
+import CoordRuntime
+import CoordSDK
+
+/// The host's `FeatureAccess`: each feature's data handle scoped to it (`ScopedData`), and the
+/// guarded services only to features that declared them and were granted them
+/// (`PluginGrants`).
+@MainActor
+public final class HostFeatureAccess: FeatureAccess {
+    public var grants: PluginGrants {
+        didSet { handles.removeAll() }
+    }
+    /// One guard per store, and one handle per feature on it.
+    private var guards: [ObjectIdentifier: StoreGuard] = [:]
+    private var handles: [String: ScopedData] = [:]
+    private var appHandle: ScopedData?
+
+    public init(grants: PluginGrants) {
+        self.grants = grants
+    }
+
+    public func data(for feature: Feature?, store: any DataManaging) -> any DataManaging {
+        // Only the host's own stores are scoped; a store a test puts in is used as it is.
+        guard store is SQLiteDataManager || store is PostgresDataManager else { return store }
+        let shared = storeGuard(store)
+        guard let feature else {
+            if let appHandle, appHandle.shared === shared { return appHandle }
+            let handle = ScopedData(feature: nil, shared: shared)
+            appHandle = handle
+            return handle
+        }
+        let granted = grants.granted(feature.uses, origin: feature.origin)
+        var grant = DataGrant(plugin: feature.origin?.name ?? feature.name)
+        for capability in granted {
+            switch capability {
+            case .read(let table): grant.reads.insert(table)
+            case .write(let table): grant.writes.insert(table)
+            default: break
+            }
+        }
+        shared.guardian.setGrant(grant, for: feature.name)
+        if let handle = handles[feature.name], handle.shared === shared { return handle }
+        let handle = ScopedData(feature: feature.name, shared: shared)
+        handles[feature.name] = handle
+        return handle
+    }
+
+    public func mayUse(_ key: DependencyKey, feature: Feature) -> Bool {
+        grants.granted(feature.uses, origin: feature.origin).contains(.service(key.name))
+    }
+
+    private func storeGuard(_ store: any DataManaging) -> StoreGuard {
+        let id = ObjectIdentifier(store)
+        if let known = guards[id] { return known }
+        let shared = StoreGuard(store: store)
+        shared.trusted = { [weak self] name in
+            guard let self, let app = self.app, let feature = app.features.feature(named: name) else { return true }
+            return self.grants.isBundled(feature.origin)
+        }
+        guards[id] = shared
+        return shared
+    }
+
+    /// The app it was installed in, to tell bundled features from outside ones by name.
+    public weak var app: AppCoordinator?
+
+    /// How many statements the guard compiled to decide (for the benchmark and tests).
+    public var statementsCompiled: Int { guards.values.map(\.guardian.compiled).reduce(0, +) }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Grants, through the real binary and a real outside plugin (the intruder fixture): what it
+/// declared and the person granted in `[plugins.grants]` it gets — exactly that; declared and
+/// not granted, or granted and not declared, it does not. `plugins intruder` and
+/// `plugin check` show what it declares.
+@Suite("Grants to an outside plugin", .serialized)
+struct GrantTests {
+    final class Setup {
+        let folder: String
+        let config: String
+        init(declares: Bool, grants: [String]?) throws {
+            folder = try makeTemporaryDirectory("grants")
+            try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
+            chmod(folder + "/plugins", 0o755)
+            try FixtureBuilder.buildIntruder(output: folder + "/plugins/libintruder.so", declares: declares)
+            config = folder + "/coordsh.toml"
+            var text = "[plugins]\ndirs = [\"$SDK_DIR\", \"\(folder)/plugins\"]\n"
+            if let grants { text += "\n[plugins.grants]\nintruder = [\(grants.map { "\"\($0)\"" }.joined(separator: ", "))]\n" }
+            try text.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+        var environment: [String: String] {
+            ["HOME": folder + "/home", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
+             "XDG_CACHE_HOME": folder + "/cache", "XDG_RUNTIME_DIR": folder + "/run", "SHOP_PW": "correct horse battery"]
+        }
+
+        func shell(_ mode: String, _ script: String) throws -> RunResult {
+            try run(BuildProducts.coordsh, [mode, "--keep-going", "--config", config, "--password-env", "SHOP_PW"],
+                    input: script, environment: environment, timeout: 120)
+        }
+    }
+
+    static let script = """
+        content list
+        intrude sql 'SELECT name FROM products WHERE id = 1'
+        intrude secret 'Password for the intruder'
+        intrude sql 'SELECT count(*) FROM users'
+        echo done
+
+        """
+
+    @Test("declared and granted: exactly that (a table read, the prompt); what it was not granted is still refused")
+    func grantedGetsExactlyThat() throws {
+        let setup = try Setup(declares: true, grants: ["read products", "service secrets"])
+        for mode in ["--single-process", "--supervised"] {
+            let result = try setup.shell(mode, Self.script)
+            #expect(result.stdout.contains("1 rows: Trail Running Shoes"), "\(mode): \(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains("the person said: correct horse battery"), "\(mode): \(result.stdout)\(result.stderr)")
+            #expect(result.stderr.contains("refused 'read users'"), "\(mode): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(mode): one refusal: \(result.stderr)")
+            #expect(result.stdout.hasSuffix("done\n") && result.status == 1, "\(mode)")
+        }
+    }
+
+    @Test("declared, not granted: refused, naming the grant; the --password-env value never reaches its prompt")
+    func declaredNotGranted() throws {
+        let setup = try Setup(declares: true, grants: nil)
+        for mode in ["--single-process", "--supervised"] {
+            let result = try setup.shell(mode, Self.script)
+            #expect(result.stderr.contains("refused 'read products': the plugin 'intruder' must declare it and be granted it (config: [plugins.grants] intruder = [\"read products\"])"), "\(mode): \(result.stderr)")
+            #expect(result.stderr.contains("intrude secret: refused 'service secrets'"), "\(mode): \(result.stderr)")
+            #expect(!result.stdout.contains("correct horse") && !result.stderr.contains("correct horse"), "\(mode)")
+            #expect(result.stderr.split(separator: "\n").count == 3, "\(mode): \(result.stderr)")
+        }
+    }
+
+    @Test("granted, not declared: refused — a grant covers only what the plugin says it uses")
+    func grantedNotDeclared() throws {
+        let setup = try Setup(declares: false, grants: ["read products", "service secrets"])
+        let result = try setup.shell("--single-process", Self.script)
+        #expect(result.stderr.contains("refused 'read products'"), "\(result.stderr)")
+        #expect(result.stderr.contains("refused 'service secrets'"), "\(result.stderr)")
+        #expect(!result.stdout.contains("correct horse"))
+    }
+
+    @Test("a grant that is no capability is a one-line config error")
+    func badGrant() throws {
+        let setup = try Setup(declares: true, grants: ["read"])
+        let result = try setup.shell("--single-process", "echo hi\n")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("plugins.grants.intruder") && result.stderr.contains("'read' is not one"), "\(result.stderr)")
+    }
+}
