@@ -23,10 +23,12 @@ public struct PluginGrants: Sendable {
         self.bundledFolder = Self.resolved(bundledFolder)
     }
 
-    /// True for a plugin installed with coordsh, or a feature registered in code.
+    /// True for a plugin installed with coordsh, or a feature registered in code. The file's
+    /// symbolic links are resolved first: a link in the plugin folder to a bundled plugin runs
+    /// the bundled code, and a link beside the SDK to a file elsewhere does not.
     public func isBundled(_ origin: PluginOrigin?) -> Bool {
         guard let origin else { return true }
-        return Self.resolved((origin.path as NSString).deletingLastPathComponent) == bundledFolder
+        return (Self.resolved(origin.path) as NSString).deletingLastPathComponent == bundledFolder
     }
 
     /// What of `uses` the plugin may use.

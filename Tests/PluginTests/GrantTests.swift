@@ -84,4 +84,31 @@ struct GrantTests {
         #expect(result.status != 0)
         #expect(result.stderr.contains("plugins.grants.intruder") && result.stderr.contains("'read' is not one"), "\(result.stderr)")
     }
+
+    @Test("a copy of Cart outside the install is an outside plugin: its checkout waiting for accounts is refused in one line when Account loads, and goes on once granted; a link to the bundled Cart is bundled")
+    func outsideCopyOfCart() throws {
+        let folder = try makeTemporaryDirectory("cartcopy")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let copies = folder + "/copies", links = folder + "/links"
+        for dir in [copies, links] { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+        for name in ["Content", "Cart", "Payment"] {
+            try FileManager.default.copyItem(atPath: BuildProducts.plugin(name), toPath: copies + "/lib\(name)Plugin.so")
+            try FileManager.default.createSymbolicLink(atPath: links + "/lib\(name)Plugin.so", withDestinationPath: BuildProducts.plugin(name))
+        }
+        func checkout(_ dir: String, grants: String = "") throws -> RunResult {
+            let config = folder + "/coordsh.toml"
+            try "[plugins]\ndirs = [\"\(dir)\"]\n\(grants)".write(toFile: config, atomically: true, encoding: .utf8)
+            return try run(
+                BuildProducts.coordsh, ["--config", config, "--password-env", "PW", "--db", folder + "/shop-\(grants.isEmpty).sqlite"],
+                input: "cart add 9\ncart checkout\nplugins load \(BuildProducts.plugin("Account"))\n",
+                environment: ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "XDG_CACHE_HOME": folder + "/cache", "PW": "long enough password"])
+        }
+        let refused = try checkout(copies)
+        #expect(refused.stderr.contains("cartCheckout() dropped at coordinator cart: cartCheckout: refused 'service accounts': the plugin 'cart' must declare it and be granted it (config: [plugins.grants] cart = [\"service accounts\"])"), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("── Log in ──"))
+        let granted = try checkout(copies, grants: "[plugins.grants]\ncart = [\"service accounts\"]\n")
+        #expect(granted.stdout.contains("log in to continue the checkout"), "\(granted.stdout)\(granted.stderr)")
+        let linked = try checkout(links)
+        #expect(linked.stdout.contains("log in to continue the checkout"), "\(linked.stdout)\(linked.stderr)")
+    }
 }

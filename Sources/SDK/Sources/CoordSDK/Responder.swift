@@ -127,10 +127,16 @@ open class Responder: NeedsDependency {
         let available = dependencies?.keys ?? DependencySet()
         var remaining: [MessageQueue.Entry] = []
         var changed: [MessageQueue.Entry] = []
+        var refused: [(MessageQueue.Entry, CoordError)] = []
         let ready = queue.entries.filter { entry in
             if available.isSuperset(of: entry.needs) { return true }
             var entry = entry
             let missing = available.missing(from: entry.needs)
+            // What it waits for came, and this feature was not granted it: it never will be.
+            if let denied = missing.first(where: { dependencies?.isDenied($0) == true }) {
+                refused.append((entry, .notGranted(.service(denied.name), context: entry.message.name.string, plugin: pluginName)))
+                return false
+            }
             if missing != entry.missing {
                 entry.missing = missing
                 changed.append(entry)
@@ -139,6 +145,9 @@ open class Responder: NeedsDependency {
             return false
         }
         queue.entries = remaining
+        for (entry, error) in refused {
+            report(.dropped(message: entry.message.description, at: chainDescription, reason: "\(error)"))
+        }
         for entry in changed {
             // Still waiting, for something else now: let the handler react (show a page, say why).
             guard let waiting = handlers[entry.message.name.id]?.waiting else { continue }
