@@ -114,7 +114,14 @@ char *coordsh_edit_readline(const char *prompt, int *interrupted, int watch_fd, 
             break;
         }
         if (watch_fd >= 0 && FD_ISSET(watch_fd, &fds)) {
-            if (on_watch()) {
+            int outcome = on_watch();
+            if (outcome == 2 && rl_end == 0) {
+                rl_callback_handler_remove();
+                fflush(stdout);
+                *interrupted = 2;
+                break;
+            }
+            if (outcome) {
                 fflush(stdout);
                 rl_forced_update_display();
             }

@@ -474,12 +474,19 @@ public struct Config: Sendable, Equatable {
         return Config.expand(databasePath, configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment)
     }
 
-    /// Where vetting verdicts are cached: `$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv`.
     /// Where quarantined plugins are listed: `$XDG_STATE_HOME/coordsh/quarantine.tsv`.
     public func expandedQuarantinePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         Config.expand("$XDG_STATE_HOME/coordsh/quarantine.tsv", configDirectory: nil, environment: environment)
     }
 
+    /// Where the person's answers to plugins' requests are kept (`GrantStore`):
+    /// `$XDG_CONFIG_HOME/coordsh/plugin-grants.tsv`, beside the user's config and, like it,
+    /// out of reach of the sandboxed processes' writes.
+    public func expandedGrantsPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        Config.expand("$XDG_CONFIG_HOME/coordsh/plugin-grants.tsv", configDirectory: nil, environment: environment)
+    }
+
+    /// Where vetting verdicts are cached: `$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv`.
     public func expandedVerdictCachePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         Config.expand("$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv", configDirectory: nil, environment: environment)
     }
@@ -507,6 +514,8 @@ public struct Config: Sendable, Equatable {
         result = result.replacingOccurrences(of: "$XDG_STATE_HOME", with: stateHome)
         let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.cache"
         result = result.replacingOccurrences(of: "$XDG_CACHE_HOME", with: cacheHome)
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        result = result.replacingOccurrences(of: "$XDG_CONFIG_HOME", with: configHome)
         return result
     }
 

@@ -14,6 +14,9 @@ public struct PluginGrants: Sendable {
     public var configured: [String: [Capability]]
     /// The folder the bundled plugins are installed in (symbolic links resolved).
     public var bundledFolder: String
+    /// What the person answered at a terminal or with `plugins grant` (`GrantStore`), by
+    /// plugin name.
+    public var remembered: [String: GrantStore.Answers] = [:]
     /// Plugins whose declarations count as granted: the one `coordsh plugin check` looks at,
     /// so that what it uses and did not declare is what fails.
     public var declarationsGranted: Set<String> = []
@@ -34,8 +37,17 @@ public struct PluginGrants: Sendable {
     /// What of `uses` the plugin may use.
     public func granted(_ uses: [Capability], origin: PluginOrigin?) -> [Capability] {
         if isBundled(origin) || origin.map({ declarationsGranted.contains($0.name) }) == true { return uses }
-        let given = origin.flatMap { configured[$0.name] } ?? []
+        let given = origin.map { (configured[$0.name] ?? []) + (remembered[$0.name]?.granted ?? []) } ?? []
         return uses.filter { wanted in given.contains { $0.covers(wanted) } }
+    }
+
+    /// What an interactive shell asks the person about: declared, not granted, and not
+    /// already refused for this very file (`sha256`). Nothing for a bundled plugin.
+    public func asks(_ uses: [Capability], origin: PluginOrigin?, sha256: String) -> [Capability] {
+        guard let origin, !isBundled(origin) else { return [] }
+        let answers = remembered[origin.name]
+        let refused = answers?.refusedFor == sha256 ? answers?.refused ?? [] : []
+        return ungranted(uses, origin: origin).filter { !refused.contains($0) }
     }
 
     /// What of `uses` the plugin asked for and was not granted.

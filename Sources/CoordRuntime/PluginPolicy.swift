@@ -86,6 +86,13 @@ public struct PluginPolicy: Sendable {
     }
 
     /// The SHA-256 of the open file, in lower-case hex.
+    /// The SHA-256 of the plugin file at `path` (what the person was asked about); nil when
+    /// it cannot be opened.
+    public static func sha256(ofFile path: String) -> String? {
+        guard let file = try? PluginFile(path: path) else { return nil }
+        return sha256(of: file)
+    }
+
     static func sha256(of file: PluginFile) -> String {
         var hasher = SHA256()
         file.forEachChunk { hasher.update(bufferPointer: $0) }

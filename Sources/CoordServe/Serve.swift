@@ -75,6 +75,8 @@ public enum Serve {
             var extra = PluginSandbox.Extra()
             extra.writable = [(place.socketPath as NSString).deletingLastPathComponent]
             extra.unixSockets = true
+            // The person's grants, opened (read only) before the sandbox closes the way to them.
+            let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
             let sandbox = PluginSandbox.enter(
                 config: config, database: options.databasePath ?? config.databaseLocation(),
                 pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories, extra: extra)
@@ -85,7 +87,7 @@ public enum Serve {
                 }
                 logger.warning("\(warning)")
             }
-            server = inProcess(options, config: config, logger: logger)
+            server = inProcess(options, config: config, logger: logger, grants: grants)
         }
         let settings = config.serve
         let ownUID = getuid()
@@ -165,8 +167,9 @@ public enum Serve {
     /// The app in this process (`--single-process`): plugins loaded and the database opened
     /// here, before the socket listens.
     @MainActor
-    static func inProcess(_ options: Options, config: Config, logger: Logger) -> Server {
+    static func inProcess(_ options: Options, config: Config, logger: Logger, grants: GrantStore) -> Server {
         let host = AppHost(config: config, databaseOverride: options.databasePath)
+        host.grantStore = grants
         let report = host.start(extraPluginDirectories: options.pluginDirectories, secrets: NoTerminalSecrets())
         if let warning = report.databaseWarning { logger.warning("\(warning)") }
         for refusal in report.refusals { logger.warning("\(refusal.description)") }

@@ -46,6 +46,8 @@ public enum Worker {
         let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WorkerProcess.databaseVariable]
         // Opened before the sandbox: the file is the front's, outside every folder it allows.
         let marker = ProcessInfo.processInfo.environment["COORDSH_WORKER_RUNNING"].flatMap(RunningMarker.init(path:))
+        // The person's grants, read only: the front writes them, a new worker reads them.
+        let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
         // This process runs the plugins: confined before the first one loads, its environment
         // blanked of everything not on the allow-list (the database variable among it).
         let sandbox = PluginSandbox.enter(
@@ -56,6 +58,7 @@ public enum Worker {
             return 1
         }
         let host = AppHost(config: config, databaseOverride: database)
+        host.grantStore = grants
         let report = host.start(extraPluginDirectories: options.app.pluginDirectories, secrets: NoTerminalSecrets())
         let server = Server(host: host, logger: logger, settings: config.serve)
         server.servesTerminal = options.terminal

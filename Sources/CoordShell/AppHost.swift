@@ -30,6 +30,9 @@ public final class AppHost {
     /// What each feature's code may reach (its data handle, the guarded services it was
     /// granted); also the key with which the host reads services sealed to plugins.
     public let access = HostFeatureAccess(grants: PluginGrants(configured: [:]))
+    /// The person's remembered answers to plugins' requests, opened before the sandbox (the
+    /// caller decides whether this process may write them); nil to remember none.
+    public var grantStore: GrantStore?
 
     public init(config: Config, databaseOverride: String? = nil) {
         self.app = AppCoordinator()
@@ -65,11 +68,19 @@ public final class AppHost {
                 dataDirectory: config.expandedDataDirectory(), configFile: config.source, settings: config.featureSettings),
             data: data, secrets: secrets)
         access.grants = PluginGrants(configured: config.pluginGrants)
+        access.grants.remembered = grantStore?.answers() ?? [:]
         access.app = app
         app.install(access: access)
         Shell.configure(loader, config: config, vettingExecutable: vettingExecutable)
         report.refusals = loader.loadAll(from: config.expandedPluginDirectories() + extraPluginDirectories)
         return report
+    }
+
+    /// The remembered answers changed (`plugins grant`, a prompt): they take effect at once —
+    /// each feature's data handle and guarded services are handed out again.
+    public func regrant() {
+        access.grants.remembered = grantStore?.answers() ?? [:]
+        app.rebuildDependencies()
     }
 
     /// Opens a scene for a new session. `guestCart` names the guest cart it fills while nobody

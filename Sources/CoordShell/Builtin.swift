@@ -13,7 +13,7 @@ struct Builtin {
 
     static let all: [Builtin] = [
         Builtin(name: "help", usage: "help [PREFIX [VERB] | ROUTE]", summary: "list commands, a feature's messages, one message or one page", run: help),
-        Builtin(name: "plugins", usage: "plugins [NAME | load PATH | rescan | allow NAME]", summary: "list loaded and refused plugins, load one, look for new ones, or let a quarantined one load again", run: plugins),
+        Builtin(name: "plugins", usage: "plugins [NAME | load PATH | rescan | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…]]", summary: "list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, or grant or take back what an outside one asks for", run: plugins),
         Builtin(name: "pages", usage: "pages", summary: "list every registered route with its parameters", run: pages),
         Builtin(name: "open", usage: "open ROUTE", summary: "open a page: feature/page key=value … or coordsh://feature/page?key=value", run: open),
         Builtin(name: "back", usage: "back", summary: "go back to the previous page", run: back),
@@ -172,6 +172,15 @@ struct Builtin {
                 "refused": refused.map { ["file": $0.path, "kind": $0.kind.rawValue, "reason": $0.reason] },
             ])
         }
+        if let verb = args.first.flatMap(GrantCommand.Verb.init(rawValue:)) {
+            let rest = Array(args.dropFirst())
+            let plugin = rest.first.flatMap { session.grantView(of: $0) }
+            let (found, capabilities) = try GrantCommand.resolve(verb, rest, plugin: plugin)
+            let result = try GrantCommand.apply(
+                verb, found, capabilities, store: session.host.grantStore, configured: session.host.access.grants.configured[found.name] ?? [])
+            session.host.regrant()
+            return result
+        }
         if args.first == "allow" {
             guard args.count == 2 else { throw ShellError("usage: plugins allow NAME", code: "usage", status: .usage) }
             let name = args[1]
@@ -221,7 +230,9 @@ struct Builtin {
                 loaded.append([
                     "name": plugin.origin.name, "version": plugin.origin.version, "prefix": feature.definition.prefix,
                     "pages": pages, "file": plugin.origin.path, "vetted": plugin.vettedNow ? "now" : "cached", "fileGone": gone,
-                    "loaded": plugin.isLoaded,
+                    "loaded": plugin.isLoaded, "uses": feature.uses.map(\.description),
+                    "granted": session.host.access.grants.granted(feature.uses, origin: feature.origin).map(\.description),
+                    "bundled": session.host.access.grants.isBundled(feature.origin),
                 ])
             }
         }
@@ -232,6 +243,7 @@ struct Builtin {
             "images_loaded": session.loader.imagesLoaded,
             "plugins": loaded,
             "refused": session.loader.refused.map { ["file": $0.path, "kind": $0.kind.rawValue, "reason": $0.reason] },
+            "asks": session.grantRequests().map(\.json),
         ])
     }
 

@@ -10,6 +10,9 @@ final class LineEditor {
         case line(String)
         /// Ctrl-C: the line was cancelled; prompt again.
         case interrupted
+        /// The watch handler took the terminal back before anything was typed (to ask the
+        /// person something); prompt again afterwards.
+        case yielded
         /// Ctrl-D on an empty line, or the terminal went away.
         case end
     }
@@ -38,23 +41,32 @@ final class LineEditor {
         if let historyPath { _ = coordsh_edit_history_load(historyPath) }
     }
 
-    /// Runs `handler` whenever `descriptor` becomes readable while a line is read; it returns
-    /// whether it printed, so that the prompt is drawn again.
-    func watch(_ descriptor: Int32, _ handler: @escaping @MainActor () -> Bool) {
+    /// What a watch handler did.
+    enum WatchOutcome: Int32 {
+        case nothing = 0
+        /// It printed: the prompt is drawn again.
+        case printed = 1
+        /// It printed and wants the terminal: the read ends (`yielded`) unless a line is half
+        /// typed.
+        case wantsTerminal = 2
+    }
+
+    /// Runs `handler` whenever `descriptor` becomes readable while a line is read.
+    func watch(_ descriptor: Int32, _ handler: @escaping @MainActor () -> WatchOutcome) {
         watchDescriptor = descriptor
         onWatch = handler
     }
 
     private var watchDescriptor: Int32 = -1
-    private var onWatch: (@MainActor () -> Bool)?
+    private var onWatch: (@MainActor () -> WatchOutcome)?
 
     func read(prompt: String) -> Input {
         var interrupted: Int32 = 0
         let raw = coordsh_edit_readline(prompt, &interrupted, watchDescriptor) {
-            MainActor.assumeIsolated { (LineEditor.active?.onWatch?() ?? false) ? 1 : 0 }
+            MainActor.assumeIsolated { (LineEditor.active?.onWatch?() ?? .nothing).rawValue }
         }
         guard let raw else {
-            return interrupted != 0 ? .interrupted : .end
+            return interrupted == 2 ? .yielded : interrupted != 0 ? .interrupted : .end
         }
         defer { free(raw) }
         return .line(String(cString: raw))

@@ -134,6 +134,18 @@ package final class RemoteBackend: ShellBackend {
     func takePushed() -> [Reply.Notice] {
         connection.takePushed().map { Reply.Notice(text: $0.text, isWarning: $0.warning) }
     }
+
+    /// What the app's plugins ask for, as its `plugins` command lists it.
+    func grantRequests() -> [GrantRequest] {
+        (run("plugins").result.json["asks"] as? [Any] ?? []).compactMap(GrantRequest.init(json:))
+    }
+
+    /// A served app's grants are its operator's: the config's `[plugins.grants]`.
+    var remembersGrants: Bool { false }
+
+    func answer(_ request: GrantRequest, granted: Bool) -> Reply {
+        Reply(error: ShellError("a served app's grants are its operator's: the config's [plugins.grants]", code: "grants", status: .failure))
+    }
 }
 
 extension Shell {

@@ -59,6 +59,8 @@ public final class Shell {
         // and closes every file outside it: the password variable, the -f script.
         let secrets = SecretPrompt(environmentVariable: options.passwordEnvironmentVariable)
         script = options.scriptPath.map { try? String(contentsOfFile: $0, encoding: .utf8) }
+        // Read only: this process runs plugin code, which must not write the person's grants.
+        let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
         let sandbox = PluginSandbox.enter(
             config: config, database: options.databasePath ?? config.databaseLocation(),
             pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories)
@@ -70,6 +72,7 @@ public final class Shell {
             printWarning(warning)
         }
         let host = AppHost(config: config, databaseOverride: options.databasePath)
+        host.grantStore = grants
         let report = host.start(extraPluginDirectories: options.pluginDirectories, secrets: secrets)
         // The shell still starts: every command that needs the data fails with this line.
         if let warning = report.databaseWarning { printWarning("warning: \(warning)") }
@@ -207,38 +210,51 @@ public final class Shell {
     }
 
     private var quitRequested = false
+    /// Requests already noted by a shell that cannot ask (plugin and file), said once each.
+    var grantRequestsNoted: Set<String> = []
+    /// A plugin may have arrived asking for something: asked about before the next prompt.
+    var grantsPending = false
 
     private func runInteractive(_ backend: ShellBackend) -> Int32 {
         if let page = backend.startPage, !options.json { printLines(page) }
         let history = options.noHistory ? nil : options.historyPath
         let editor = LineEditor(backend: backend, historyPath: history)
         if let descriptor = backend.watchDescriptor {
-            editor.watch(descriptor) { [unowned self] in printPushed(backend, atPrompt: true) }
+            editor.watch(descriptor) { [unowned self] in
+                guard printPushed(backend, atPrompt: true) else { return .nothing }
+                return grantsPending ? .wantsTerminal : .printed
+            }
         }
+        grantsPending = true
         while !quitRequested {
+            if grantsPending { askGrants(backend, editor: editor) }
             let route = backend.route.map { " \($0)" } ?? ""
             switch editor.read(prompt: "\(options.promptName)\(route)> ") {
             case .end:
                 FileHandle.standardOutput.write(Data("\n".utf8))
                 return 0
-            case .interrupted:
+            case .interrupted, .yielded:
                 continue
             case .line(let line):
                 // Run first: a remote backend knows whether the line carried a secret (a card
                 // number) only once its server has seen it, and a secret never enters history.
                 _ = runOne(backend, line)
                 editor.remember(line)
+                // A plugin just loaded may ask for something.
+                if line.split(separator: " ").first == "plugins" { grantsPending = true }
             }
         }
         return 0
     }
 
-    /// Prints what arrived unasked. Returns whether it printed anything.
+    /// Prints what arrived unasked. Returns whether it printed anything. A plugin that arrived
+    /// may ask for something: the interactive shell asks at its next prompt.
     private func printPushed(_ backend: ShellBackend, atPrompt: Bool) -> Bool {
         let notices = backend.takePushed()
         guard !notices.isEmpty else { return false }
         if atPrompt { FileHandle.standardOutput.write(Data("\n".utf8)) }
         printNotices(notices)
+        if notices.contains(where: { $0.text.hasPrefix("loaded plugin ") || $0.text.hasPrefix("upgraded: ") }) { grantsPending = true }
         return true
     }
 
@@ -266,7 +282,7 @@ public final class Shell {
         }
     }
 
-    private func printLines(_ lines: [String]) {
+    func printLines(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         FileHandle.standardOutput.write(Data((lines.map(out.line).joined(separator: "\n") + "\n").utf8))
     }

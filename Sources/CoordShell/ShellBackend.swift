@@ -22,6 +22,14 @@ protocol ShellBackend: AnyObject {
     var watchDescriptor: Int32? { get }
     /// What arrived unasked since the last look; empty when nothing did.
     func takePushed() -> [Reply.Notice]
+    /// Outside plugins asking for what the person has neither granted nor refused for their
+    /// file; an interactive shell asks about each once.
+    func grantRequests() -> [GrantRequest]
+    /// Whether this shell can remember an answer (a process that runs plugin code cannot
+    /// write the person's grants).
+    var remembersGrants: Bool { get }
+    /// Records the person's answer to `request` and puts it in force.
+    func answer(_ request: GrantRequest, granted: Bool) -> Reply
 }
 
 /// The shell's session on an app in this very process.
@@ -53,5 +61,19 @@ final class LocalBackend: ShellBackend {
         }
         notices += refused.map { Reply.Notice(text: $0.description, isWarning: true) }
         return notices + session.drainEvents().map(Reply.Notice.init)
+    }
+
+    func grantRequests() -> [GrantRequest] { session.grantRequests() }
+    var remembersGrants: Bool { session.host.grantStore?.isWritable == true }
+
+    func answer(_ request: GrantRequest, granted: Bool) -> Reply {
+        do {
+            try session.host.grantStore?.answer(
+                request.plugin, sha256: request.sha256, granted: granted ? request.asks : [], refused: granted ? [] : request.asks)
+        } catch {
+            return Reply(error: ShellError("\(error)", code: "grants", status: .failure))
+        }
+        session.host.regrant()
+        return Reply(result: CommandResult(lines: [GrantRequest.answered(request, granted: granted)]))
     }
 }

@@ -19,12 +19,20 @@ final class SupervisedBackend: ShellBackend {
     private let supervisor: Supervisor
     private let scene: SceneLink
     private(set) var startPage: [String]?
+    /// The person's grants: written here, in the front, which runs no plugin code; each
+    /// worker reads them when it starts.
+    private let grants: GrantStore?
+    /// What the config's `[plugins.grants]` gives, by plugin (a revoke cannot take it back).
+    private let configuredGrants: [String: [Capability]]
 
     /// `first`: a worker already started (the shell starts it before reading its config).
     init(
-        secrets: SecretPrompt, answerTimeout: Double, quarantine: Quarantine?, first: WorkerProcess? = nil,
+        secrets: SecretPrompt, answerTimeout: Double, quarantine: Quarantine?, grants: GrantStore? = nil,
+        configuredGrants: [String: [Capability]] = [:], first: WorkerProcess? = nil,
         launch: @escaping () throws -> WorkerProcess
     ) throws {
+        self.grants = grants
+        self.configuredGrants = configuredGrants
         supervisor = Supervisor(answerTimeout: answerTimeout, quarantine: quarantine, launch: launch)
         supervisor.prelaunched = first
         scene = SceneLink(name: "terminal", secrets: secrets)
@@ -42,6 +50,9 @@ final class SupervisedBackend: ShellBackend {
             return Reply(result: CommandResult(lines: [notice.text]), notices: scene.pending.drain())
         }
         guard let remote = scene.remote else { return stopped(line) }
+        if let verb = words.first == "plugins" ? words.dropFirst().first.flatMap({ GrantCommand.Verb(rawValue: String($0)) }) : nil {
+            return changeGrants(verb, line, remote)
+        }
         let reply = remote.run(line)
         if reply.error?.code == "connection" || scene.isBroken {
             let message = crashed()
@@ -99,6 +110,53 @@ final class SupervisedBackend: ShellBackend {
             notices += scene.pending.drain()
         }
         return notices
+    }
+
+    // MARK: Grants
+
+    func grantRequests() -> [GrantRequest] { scene.remote?.grantRequests() ?? [] }
+    var remembersGrants: Bool { grants?.isWritable == true }
+
+    func answer(_ request: GrantRequest, granted: Bool) -> Reply {
+        do {
+            try grants?.answer(request.plugin, sha256: request.sha256, granted: granted ? request.asks : [], refused: granted ? [] : request.asks)
+        } catch {
+            return Reply(error: ShellError("\(error)", code: "grants", status: .failure))
+        }
+        let said = CommandResult(lines: [GrantRequest.answered(request, granted: granted)])
+        // A refusal changes nothing in force: the worker keeps serving.
+        return granted ? handOver(said) : Reply(result: said)
+    }
+
+    /// `plugins grant|revoke NAME [WHAT…]`: checked against what the worker says the plugin
+    /// declares, written here, then in force in a new worker.
+    private func changeGrants(_ verb: GrantCommand.Verb, _ line: String, _ remote: RemoteBackend) -> Reply {
+        do {
+            let words = try Words.split(line)
+            let args = Array(words.dropFirst(2))
+            let plugin = args.first.map { name in
+                let reply = remote.run("plugins \(Words.quote(name))")
+                return reply.error == nil ? GrantCommand.Plugin(json: reply.result.json) : nil
+            } ?? nil
+            let (found, capabilities) = try GrantCommand.resolve(verb, args, plugin: plugin)
+            let result = try GrantCommand.apply(verb, found, capabilities, store: grants, configured: configuredGrants[found.name] ?? [])
+            return handOver(result)
+        } catch let error as ShellError {
+            return Reply(error: error)
+        } catch {
+            return Reply(error: ShellError("\(error)", code: "usage", status: .usage))
+        }
+    }
+
+    /// The grants changed: a worker reads them when it starts, so the session moves to a new
+    /// one (as an upgrade does), and says so.
+    private func handOver(_ result: CommandResult) -> Reply {
+        let notice = supervisor.upgrade([scene], grantsChanged: true)
+        if notice.isWarning {
+            let what = result.lines.first ?? "the grants changed"
+            return Reply(notices: scene.pending.drain(), error: ShellError("\(what), kept for the next start, but \(notice.text)", code: "upgrade", status: .failure))
+        }
+        return Reply(result: result, notices: [notice] + scene.pending.drain())
     }
 
     /// Ends the worker with the shell.

@@ -28,7 +28,9 @@ extension Shell {
         do {
             backend = try SupervisedBackend(
                 secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable), answerTimeout: config.workerTimeout,
-                quarantine: Quarantine(path: config.expandedQuarantinePath()), first: first, launch: launch)
+                quarantine: Quarantine(path: config.expandedQuarantinePath()),
+                grants: GrantStore(path: config.expandedGrantsPath(), writable: true), configuredGrants: config.pluginGrants,
+                first: first, launch: launch)
         } catch {
             printError("cannot start the app process: \(error)", code: "connection")
             return ShellError.Status.failure.rawValue

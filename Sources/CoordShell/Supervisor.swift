@@ -194,7 +194,9 @@ package final class Supervisor {
     /// over to it, then the old worker is stopped — nginx's binary upgrade. The old worker
     /// keeps serving, and the reason is given, if the new one fails to start, loads no new
     /// version, drops a plugin the old one had, or dies while a scene is restored in it.
-    package func upgrade(_ scenes: [SceneLink]) -> Reply.Notice {
+    /// `grantsChanged` (the person granted or revoked something, which a worker reads when it
+    /// starts) hands over to a worker with the same plugins: what changed is the grants.
+    package func upgrade(_ scenes: [SceneLink], grantsChanged: Bool = false) -> Reply.Notice {
         guard let old = worker else {
             return .init(text: "the app is stopped; 'restart' starts it with the plugins as they are now", isWarning: true)
         }
@@ -209,7 +211,7 @@ package final class Supervisor {
         let names = { (plugins: [String]) in Set(plugins.map { $0.split(separator: " ").first.map(String.init) ?? $0 }) }
         let lost = names(old.plugins).subtracting(names(candidate.plugins)).sorted()
         let changed = candidate.plugins.filter { !old.plugins.contains($0) }
-        guard lost.isEmpty, !changed.isEmpty else {
+        guard lost.isEmpty, !changed.isEmpty || grantsChanged else {
             candidate.stop()
             let what = lost.isEmpty
                 ? "the new app process loaded no new plugin version"
@@ -237,6 +239,7 @@ package final class Supervisor {
         }
         let list = changed.map { $0 + was($0) }.joined(separator: ", ")
         let handed = scenes.count == 1 ? "the session was handed over" : "\(scenes.count) scenes were handed over"
+        if grantsChanged, changed.isEmpty { return .init(text: "\(handed) to a new app process, which holds the grants as they are now", isWarning: false) }
         return .init(text: "upgraded: \(list); \(handed) to the new app process", isWarning: false)
     }
 

@@ -6,7 +6,8 @@ import Testing
 /// value, Ctrl-C, Ctrl-D, history across a restart (and never a card number), colours only
 /// without NO_COLOR; and `coordsh connect` attached to a server the same way, with a plugin
 /// dropped at the server announced at its prompt; supervised, a killed worker replaced and a
-/// new plugin version taken up at the prompt. The checks are a pexpect script
+/// new plugin version taken up at the prompt; an outside plugin's request asked once, the
+/// answer remembered for its file. The checks are a pexpect script
 /// (interactive.py) next to this file.
 @Suite("Interactive shell on a pseudo-terminal")
 struct PTYTests {
@@ -26,11 +27,12 @@ struct PTYTests {
         defer { try? FileManager.default.removeItem(atPath: fixtures) }
         try FixtureBuilder.buildCrasher(output: fixtures + "/crasher-v1.so")
         try FixtureBuilder.buildCrasher(output: fixtures + "/crasher-v2.so", version: 2)
+        try FixtureBuilder.buildIntruder(output: fixtures + "/intruder.so", declares: true)
         let result = try run(
-            "/usr/bin/env", [interpreter, script, BuildProducts.coordsh, config, fixtures + "/crasher-v1.so", fixtures + "/crasher-v2.so"],
+            "/usr/bin/env", [interpreter, script, BuildProducts.coordsh, config, fixtures + "/crasher-v1.so", fixtures + "/crasher-v2.so", fixtures + "/intruder.so"],
             environment: environment)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         // Every check printed its line (the script stops at the first that fails).
-        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 19, "\(result.stdout)")
+        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 22, "\(result.stdout)")
     }
 }

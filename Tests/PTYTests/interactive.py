@@ -1,7 +1,8 @@
 """Pseudo-terminal tests of the interactive shell, driven by pexpect.
 
 Run by PTYTests.swift (so `swift test` runs them): python3 interactive.py COORDSH CONFIG
-CRASHER_V1 CRASHER_V2 (the crasher fixture plugin in versions 1.0.0 and 2.0.0).
+CRASHER_V1 CRASHER_V2 INTRUDER (the crasher fixture plugin in versions 1.0.0 and 2.0.0, the
+intruder fixture built to declare `read products` and `service secrets`).
 Each check prints one line; any failure raises and the exit status is non-zero.
 """
 import os
@@ -14,21 +15,26 @@ import time
 
 import pexpect
 
-COORDSH, CONFIG, CRASHER_V1, CRASHER_V2 = sys.argv[1:5]
+COORDSH, CONFIG, CRASHER_V1, CRASHER_V2, INTRUDER = sys.argv[1:6]
 PROMPT = r"coordsh[^\r\n]*> "
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def start(home, extra_env=None, args=(), config=CONFIG):
+    child = spawn(home, extra_env, args, config)
+    child.expect(PROMPT)
+    return child
+
+
+def spawn(home, extra_env=None, args=(), config=CONFIG):
+    """The shell started, without waiting for its prompt (it may ask something first)."""
     env = {"HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_STATE_HOME": home + "/state",
            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm", "LANG": "C.UTF-8"}
     if "LLVM_PROFILE_FILE" in os.environ:  # ./test --coverage: the shell writes its profile
         env["LLVM_PROFILE_FILE"] = os.environ["LLVM_PROFILE_FILE"]
     env.update(extra_env or {})
-    child = pexpect.spawn(COORDSH, ["--config", config, *args], env=env, encoding="utf-8", timeout=20,
-                          dimensions=(40, 200))
-    child.expect(PROMPT)
-    return child
+    return pexpect.spawn(COORDSH, ["--config", config, *args], env=env, encoding="utf-8", timeout=20,
+                         dimensions=(40, 200))
 
 
 def kill_worker(child):
@@ -346,5 +352,71 @@ try:
     child.close()
     assert child.exitstatus == 0, child.exitstatus
     print("ok a new plugin version dropped in is taken up at the prompt, the session kept; 'plugins upgrade' with nothing new says so")
+
+    # An outside plugin that asks for what is not its own: one prompt at the first start,
+    # the answer remembered for its file; a refusal is not asked again, a changed file is.
+    folder, config = plugin_folder(home, "grants", bundled=True)
+    shutil.copy(INTRUDER, folder + "/libintruder.so")
+    asks = re.escape("plugin 'intruder' 1.0.0 (%s/libintruder.so) asks for what is not its own:" % folder)
+    question = re.escape("grant all of this to intruder? [y/N] ")
+    child = spawn(home, {"NO_COLOR": "1"}, config=config)
+    child.expect(asks)
+    child.expect(r"  read products\r\n  service secrets\r\n")
+    child.expect(question)
+    child.sendline("n")
+    child.expect(re.escape("refused intruder: read products, service secrets; not asked again for this file ('plugins grant intruder' grants it)"))
+    child.expect(PROMPT)
+    child.sendline("intrude sql 'SELECT name FROM products WHERE id = 1'")
+    child.expect(re.escape("refused 'read products'"))
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child = start(home, {"NO_COLOR": "1"}, config=config)
+    assert "asks for" not in child.before, child.before
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    print("ok an outside plugin's request is asked once at the terminal; a refusal is remembered for its file")
+
+    # A changed file is asked about again; a grant is in force at once and remembered.
+    with open(folder + "/libintruder.so", "ab") as plugin:
+        plugin.write(b"\0")
+    child = spawn(home, {"NO_COLOR": "1"}, config=config)
+    child.expect(asks)
+    child.expect(question)
+    child.sendline("y")
+    child.expect(re.escape("granted intruder: read products, service secrets ('plugins revoke intruder' takes it back)"))
+    child.expect(PROMPT)
+    child.sendline("intrude sql 'SELECT name FROM products WHERE id = 1'")
+    child.expect("1 rows: Trail Running Shoes")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child = start(home, {"NO_COLOR": "1"}, config=config)
+    assert "asks for" not in child.before, child.before
+    child.sendline("intrude sql 'SELECT name FROM products WHERE id = 1'")
+    child.expect("1 rows: Trail Running Shoes")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    print("ok a changed file is asked about again; what is granted holds at once and in the next shell")
+
+    # Dropped into the plugin folder while the prompt waits (another person's grants: none
+    # remembered): asked there and then, and the prompt comes back.
+    folder, config = plugin_folder(home, "dropped", bundled=True)
+    child = start(home, {"NO_COLOR": "1", "XDG_CONFIG_HOME": home + "/other-config"}, config=config)
+    shutil.copy(INTRUDER, folder + "/.libintruder.so.new")
+    os.rename(folder + "/.libintruder.so.new", folder + "/libintruder.so")
+    child.expect(re.escape("note: loaded plugin intruder 1.0.0 from %s/libintruder.so" % folder))
+    child.expect(re.escape("plugin 'intruder' 1.0.0 (%s/libintruder.so) asks for what is not its own:" % folder))
+    child.expect(question)
+    child.sendline("y")
+    child.expect("granted intruder: read products, service secrets")
+    child.expect(PROMPT)
+    child.sendline("intrude sql 'SELECT name FROM products WHERE id = 1'")
+    child.expect("1 rows: Trail Running Shoes")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    print("ok a plugin dropped in while the prompt waits is asked about there")
 finally:
     shutil.rmtree(home, ignore_errors=True)

@@ -34,6 +34,8 @@ struct SandboxTests {
             try FileManager.default.createDirectory(atPath: home + "/.ssh", withIntermediateDirectories: true)
             try "PRIVATE KEY of the person\n".write(toFile: home + "/.ssh/id_ed25519", atomically: true, encoding: .utf8)
             try "# the person's bashrc\n".write(toFile: home + "/.bashrc", atomically: true, encoding: .utf8)
+            try FileManager.default.createDirectory(atPath: home + "/.config/coordsh", withIntermediateDirectories: true)
+            try "# coordsh plugin grants 1\n".write(toFile: home + "/.config/coordsh/plugin-grants.tsv", atomically: true, encoding: .utf8)
             try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
             chmod(folder + "/plugins", 0o755)
             try FixtureBuilder.buildIntruder(output: folder + "/plugins/libintruder.so")
@@ -73,6 +75,8 @@ struct SandboxTests {
             [
                 ("intrude read \(home)/.ssh/id_ed25519", "intrude read \(home)/.ssh/id_ed25519: Permission denied"),
                 ("intrude write \(home)/.bashrc", "intrude write \(home)/.bashrc: Permission denied"),
+                // The person's grants: a plugin that could write them would grant itself.
+                ("intrude write \(home)/.config/coordsh/plugin-grants.tsv", "intrude write \(home)/.config/coordsh/plugin-grants.tsv: Permission denied"),
                 ("intrude list \(home)", "intrude list \(home): Permission denied"),
                 ("intrude read /etc/shadow", "intrude read /etc/shadow: Permission denied"),
                 ("intrude exec /bin/sh", "intrude exec /bin/sh: Permission denied"),
@@ -91,7 +95,7 @@ struct SandboxTests {
         var dataAttempts: [(line: String, refusal: String)] {
             let grant = "must declare it and be granted it"
             return [
-                ("intrude sql 'SELECT email, password_hash FROM users'", "reading table 'users' of feature 'account': refused 'read users': the plugin 'intruder' \(grant) (config: [plugins.grants] intruder = [\"read users\"])"),
+                ("intrude sql 'SELECT email, password_hash FROM users'", "reading table 'users' of feature 'account': refused 'read users': the plugin 'intruder' \(grant) ('plugins grant intruder read users' at a terminal, or the config's [plugins.grants] intruder = [\"read users\"])"),
                 ("intrude sql 'SELECT * FROM sessions'", "reading table 'sessions' of feature 'account': refused 'read sessions'"),
                 ("intrude change 'DELETE FROM orders'", "changing table 'orders' of feature 'payment': refused 'write orders'"),
                 ("intrude sql 'SELECT name FROM products'", "refused 'read products'"),
@@ -133,6 +137,7 @@ struct SandboxTests {
                 #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "\(mode): \(secret) leaked")
             }
             #expect(try String(contentsOfFile: home + "/.bashrc", encoding: .utf8) == "# the person's bashrc\n", "\(mode): .bashrc changed")
+            #expect(try String(contentsOfFile: home + "/.config/coordsh/plugin-grants.tsv", encoding: .utf8) == "# coordsh plugin grants 1\n", "\(mode): the grants changed")
         }
     }
 

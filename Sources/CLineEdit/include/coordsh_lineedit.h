@@ -14,12 +14,14 @@ void coordsh_edit_add_candidate(const char *candidate);
 /* Called while a line is being read when watch_fd (say, the plugin folder watcher) becomes
  * readable. It may print whole lines, starting with a newline (the cursor is on the prompt
  * line), and returns non-zero if it did: the prompt and the half-typed line are then drawn
- * again below them. */
+ * again below them. It returns 2 when the shell wants the terminal back (to ask the person
+ * something): if nothing has been typed on the line, reading stops with *interrupted = 2;
+ * otherwise the line is drawn again and the shell asks once it is entered. */
 typedef int (*coordsh_watch_t)(void);
 
 /* Reads one line with editing and completion. Returns a malloc'd line (free it), or NULL on
  * end of input (Ctrl-D on an empty line). *interrupted is set to 1 and NULL returned when
- * Ctrl-C cancelled the line. watch_fd < 0 watches nothing. */
+ * Ctrl-C cancelled the line, to 2 when the watch callback took the terminal back. watch_fd < 0 watches nothing. */
 char *coordsh_edit_readline(const char *prompt, int *interrupted, int watch_fd, coordsh_watch_t on_watch);
 
 void coordsh_edit_history_limit(int entries);

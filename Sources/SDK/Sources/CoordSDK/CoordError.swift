@@ -118,7 +118,7 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notStarted(let c):
             return "coordinator '\(c)' is not started"
         case .notGranted(let capability, let context, let plugin):
-            let how = plugin.map { "the plugin '\($0)' must declare it and be granted it (config: [plugins.grants] \($0) = [\"\(capability)\"])" }
+            let how = plugin.map { "the plugin '\($0)' must declare it and be granted it ('plugins grant \($0) \(capability)' at a terminal, or the config's [plugins.grants] \($0) = [\"\(capability)\"])" }
                 ?? "the feature must declare it and be granted it"
             return "\(context): refused '\(capability)': \(how)"
         }
