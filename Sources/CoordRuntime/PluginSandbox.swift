@@ -1,4 +1,5 @@
 import CoordSandbox
+import CoordSDK
 import Foundation
 
 /// The sandbox every process that runs plugin code enters before the first plugin is mapped:
@@ -20,7 +21,11 @@ import Foundation
 ///   through a socket folder; nothing else, and no port bound;
 /// - signal: only processes started inside the sandbox.
 ///
-/// Nothing else of the person's: not their home, other folders, other programs, the network.
+/// Nothing else of the person's: not their home, other folders, other programs, the network —
+/// but what the person granted a plugin (`read-path`, `write-path`, `connect`, `run`, in the
+/// config's `[plugins.grants]` or at a terminal). The kernel's rules are the process's: what
+/// one plugin was granted, every plugin in the same process can reach (the data layer's
+/// grants, by contrast, are per feature).
 public enum PluginSandbox {
     /// The variables a process that runs plugin code keeps: where things are and how to show
     /// them. Nothing that may hold a secret (`PGPASSWORD`, the `--password-env` variable, an
@@ -39,7 +44,25 @@ public enum PluginSandbox {
         public var writable: [String] = []
         /// Unix sockets may be made (a server's listening socket).
         public var unixSockets = false
+        /// Files, ports and programs the person granted plugins (`reach(config:grants:)`).
+        public var granted: [Capability] = []
         public init() {}
+    }
+
+    /// What of the person's grants the kernel must let through: every `read-path`,
+    /// `write-path`, `connect` and `run` given to any plugin by name, in the config or in
+    /// the remembered answers. Known before any plugin is loaded, which is when the process
+    /// confines itself.
+    public static func reach(config: Config, grants: GrantStore?) -> [Capability] {
+        let given = config.pluginGrants.values.flatMap { $0 } + (grants?.answers().values.flatMap(\.granted) ?? [])
+        var reach: [Capability] = []
+        for capability in given where !reach.contains(capability) {
+            switch capability {
+            case .readPath, .writePath, .connect, .run: reach.append(capability)
+            case .read, .write, .service: continue
+            }
+        }
+        return reach
     }
 
     /// The rules for a process of this configuration whose database is `database` (a SQLite
@@ -78,6 +101,15 @@ public enum PluginSandbox {
         let exeFolder = folder(HostExecutables.current)
         policy.executable = [exeFolder + "/" + HostExecutables.shellName, exeFolder + "/" + HostExecutables.serverName]
             + ["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1", "/usr/lib64/ld-linux-x86-64.so.2"]
+        for capability in extra.granted {
+            switch capability {
+            case .readPath(let path): policy.readable.append(path)
+            case .writePath(let path): policy.writable.append(path)
+            case .connect(_, let port): if let port = UInt16(exactly: port), !policy.connectPorts.contains(port) { policy.connectPorts.append(port) }
+            case .run(let program): policy.executable.append(program)
+            case .read, .write, .service: continue
+            }
+        }
         return policy
     }
 

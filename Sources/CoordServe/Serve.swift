@@ -77,6 +77,7 @@ public enum Serve {
             extra.unixSockets = true
             // The person's grants, opened (read only) before the sandbox closes the way to them.
             let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
+            extra.granted = PluginSandbox.reach(config: config, grants: grants)
             let sandbox = PluginSandbox.enter(
                 config: config, database: options.databasePath ?? config.databaseLocation(),
                 pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories, extra: extra)

@@ -50,9 +50,11 @@ public enum Worker {
         let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
         // This process runs the plugins: confined before the first one loads, its environment
         // blanked of everything not on the allow-list (the database variable among it).
+        var extra = PluginSandbox.Extra()
+        extra.granted = PluginSandbox.reach(config: config, grants: grants)
         let sandbox = PluginSandbox.enter(
             config: config, database: database ?? config.databaseLocation(),
-            pluginDirectories: config.expandedPluginDirectories() + options.app.pluginDirectories)
+            pluginDirectories: config.expandedPluginDirectories() + options.app.pluginDirectories, extra: extra)
         if sandbox.refused, let warning = sandbox.warning {
             FileHandle.standardError.write(Data("coordsh worker: \(warning)\n".utf8))
             return 1

@@ -142,7 +142,7 @@ struct Builtin {
         let grants = session.host.access.grants
         var lines = ["\(plugin.origin.name) \(plugin.origin.version)  \(plugin.origin.path)",
                      grants.isBundled(plugin.origin) ? "bundled with coordsh: what it declares is granted"
-                        : "outside plugin: granted what it declares and [plugins.grants] gives it"]
+                        : "outside plugin: granted what it declares and the person gave it (at a terminal, 'plugins grant', or [plugins.grants])"]
         var features: [[String: Any]] = []
         for name in plugin.features {
             guard let feature = session.app.features.feature(named: name) else { continue }
@@ -150,7 +150,7 @@ struct Builtin {
             lines.append("feature \(name) (prefix \(feature.definition.prefix)): " + (feature.uses.isEmpty ? "uses nothing beyond its own tables" : "uses " + usesText(session, feature)))
             let ungranted = feature.uses.filter { !granted.contains($0) }
             if !ungranted.isEmpty {
-                lines.append("  to grant: add to the config's [plugins.grants]: \(plugin.origin.name) = [\(ungranted.map { "\"\($0)\"" }.joined(separator: ", "))]")
+                lines.append("  to grant: 'plugins grant \(plugin.origin.name)' at a terminal, or the config's [plugins.grants] \(plugin.origin.name) = [\(ungranted.map { "\"\($0)\"" }.joined(separator: ", "))]")
             }
             features.append(["name": name, "uses": feature.uses.map(\.description), "granted": granted.map(\.description)])
         }

@@ -61,9 +61,11 @@ public final class Shell {
         script = options.scriptPath.map { try? String(contentsOfFile: $0, encoding: .utf8) }
         // Read only: this process runs plugin code, which must not write the person's grants.
         let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
+        var extra = PluginSandbox.Extra()
+        extra.granted = PluginSandbox.reach(config: config, grants: grants)
         let sandbox = PluginSandbox.enter(
             config: config, database: options.databasePath ?? config.databaseLocation(),
-            pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories)
+            pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories, extra: extra)
         if let warning = sandbox.warning {
             guard !sandbox.refused else {
                 printError(warning, code: "sandbox")

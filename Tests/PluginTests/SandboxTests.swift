@@ -28,7 +28,9 @@ struct SandboxTests {
         let port: Int
         let config: String
 
-        init() throws {
+        /// `reach`: the intruder declares a readable folder (`shared`), the listening port and
+        /// `/bin/sh`, and the config grants them when it is true.
+        init(reach: Bool? = nil) throws {
             folder = try makeTemporaryDirectory("sandbox")
             home = folder + "/home"
             try FileManager.default.createDirectory(atPath: home + "/.ssh", withIntermediateDirectories: true)
@@ -38,9 +40,7 @@ struct SandboxTests {
             try "# coordsh plugin grants 1\n".write(toFile: home + "/.config/coordsh/plugin-grants.tsv", atomically: true, encoding: .utf8)
             try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
             chmod(folder + "/plugins", 0o755)
-            try FixtureBuilder.buildIntruder(output: folder + "/plugins/libintruder.so")
             config = folder + "/coordsh.toml"
-            try "[plugins]\ndirs = [\"$SDK_DIR\", \"\(folder)/plugins\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
@@ -55,6 +55,13 @@ struct SandboxTests {
             listen(descriptor, 16)
             listener = descriptor
             port = Int(UInt16(bigEndian: address.sin_port))
+            try FileManager.default.createDirectory(atPath: folder + "/shared", withIntermediateDirectories: true)
+            try "shared with the plugin\n".write(toFile: folder + "/shared/notes.txt", atomically: true, encoding: .utf8)
+            let granted = ["read-path \(folder)/shared", "connect 127.0.0.1:\(port)", "run /bin/sh"]
+            try FixtureBuilder.buildIntruder(output: folder + "/plugins/libintruder.so", declares: reach != nil, reach: reach != nil ? granted : nil)
+            var text = "[plugins]\ndirs = [\"$SDK_DIR\", \"\(folder)/plugins\"]\n"
+            if reach == true { text += "\n[plugins.grants]\nintruder = [\(granted.map { "\"\($0)\"" }.joined(separator: ", "))]\n" }
+            try text.write(toFile: config, atomically: true, encoding: .utf8)
         }
 
         deinit {
@@ -149,6 +156,37 @@ struct SandboxTests {
                 BuildProducts.coordsh, [mode, "--keep-going", "--config", setup.config, "--password-env", "SHOP_PW"],
                 input: setup.script, environment: setup.environment, timeout: 120)
             try setup.verify(result, mode: mode)
+        }
+    }
+
+    @Test("a folder, a port and a program declared and granted are let through by the kernel, and nothing beside them; declared and not granted, they stay closed", .enabled(if: SandboxTests.landlockAvailable, "this kernel has no Landlock"))
+    func grantedReach() throws {
+        for granted in [true, false] {
+            let setup = try Setup(reach: granted)
+            for mode in ["--single-process", "--supervised"] {
+                let result = try run(
+                    BuildProducts.coordsh, [mode, "--keep-going", "--config", setup.config],
+                    input: """
+                        intrude read \(setup.folder)/shared/notes.txt
+                        intrude connect \(setup.port)
+                        intrude exec /bin/sh
+                        intrude read \(setup.home)/.ssh/id_ed25519
+                        intrude connect \(setup.port + 1)
+                        intrude exec /bin/bash
+                        echo done
+
+                        """,
+                    environment: setup.environment, timeout: 120)
+                let what = "\(mode), granted \(granted)"
+                #expect(result.stdout.hasSuffix("done\n"), "\(what): \(result.stdout)\(result.stderr)")
+                #expect(result.stdout.contains("read 23 bytes: shared with the plugin") == granted, "\(what): \(result.stdout)\(result.stderr)")
+                #expect(result.stdout.contains("connect 127.0.0.1:\(setup.port) succeeded") == granted, "\(what): \(result.stdout)\(result.stderr)")
+                #expect(result.stdout.contains("ran /bin/sh") == granted, "\(what): \(result.stdout)\(result.stderr)")
+                for line in ["intrude read \(setup.home)/.ssh/id_ed25519: Permission denied", "intrude connect \(setup.port + 1): Permission denied", "intrude exec /bin/bash: Permission denied"] {
+                    #expect(result.stderr.contains(line), "\(what): \(result.stderr)")
+                }
+                #expect(result.stderr.split(separator: "\n").count == (granted ? 3 : 6), "\(what): \(result.stderr)")
+            }
         }
     }
 

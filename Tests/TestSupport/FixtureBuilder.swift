@@ -62,10 +62,21 @@ public enum FixtureBuilder {
     /// The intruder plugin (see fixtures/intruder.swift): `intrude read|write|list|exec|connect|
     /// bind|udp|unix|env|signal TARGET` tries to reach what no plugin was granted.
     /// With `entryWrites`, its entry point creates `$HOME/entry-was-here`.
-    public static func buildIntruder(output: String, entryWrites: Bool = false, declares: Bool = false) throws {
+    /// `reach`: capabilities (their text form) it declares besides `read products` and
+    /// `service secrets` — paths, ports, programs only the test knows.
+    public static func buildIntruder(output: String, entryWrites: Bool = false, declares: Bool = false, reach: [String]? = nil) throws {
+        var extra: [String] = []
+        if let reach {
+            let source = output + ".reach.swift"
+            let list = reach.map { "\"\($0)\"" }.joined(separator: ", ")
+            try "import CoordSDK\nlet declaredReach: [Capability] = [\(list)].compactMap(Capability.init)\n".write(toFile: source, atomically: true, encoding: .utf8)
+            extra.append(source)
+        }
         try buildSwiftPlugin(
             sources + "/intruder.swift", module: "Intruder", output: output,
-            defines: (entryWrites ? ["ENTRY_WRITES"] : []) + (declares ? ["DECLARES"] : []))
+            defines: (entryWrites ? ["ENTRY_WRITES"] : []) + (declares ? ["DECLARES"] : []) + (reach != nil ? ["DECLARES_REACH"] : []),
+            extraSources: extra)
+        for source in extra { try? FileManager.default.removeItem(atPath: source) }
     }
 
     /// `no_landlock PROGRAM [ARGS…]` (fixtures/no_landlock.c): runs PROGRAM where the kernel
@@ -90,14 +101,14 @@ public enum FixtureBuilder {
     /// Compiles one Swift source into a plugin exactly as an outside author would: against the
     /// built `CoordSDK` module, linking `libCoordSDK.so` (and each of `libraries`).
     public static func buildSwiftPlugin(
-        _ source: String, module: String, output: String, defines: [String] = [], libraries: [String] = []
+        _ source: String, module: String, output: String, defines: [String] = [], libraries: [String] = [], extraSources: [String] = []
     ) throws {
         let build = BuildProducts.directory
         let modulemap = build + "/CCoordABI.build/module.modulemap"
         try tool("swiftc", [
             "-emit-library", "-module-name", module, "-I", build + "/Modules", "-Xcc", "-D_GNU_SOURCE",
-            "-Xcc", "-fmodule-map-file=\(modulemap)", "-L", build, "-lCoordSDK", source, "-o", output,
-        ] + libraries.map { "-l\($0)" } + defines.flatMap { ["-D", $0] })
+            "-Xcc", "-fmodule-map-file=\(modulemap)", "-L", build, "-lCoordSDK", source,
+        ] + extraSources + ["-o", output] + libraries.map { "-l\($0)" } + defines.flatMap { ["-D", $0] })
     }
 
     static func tool(_ name: String, _ arguments: [String]) throws {
