@@ -34,6 +34,9 @@ final class DataGuard {
     static let ownersTable = "coordsh_table_owners"
 
     let checker = StatementChecker()
+    /// The store is PostgreSQL: text it would read differently from the checker's SQLite is
+    /// refused first (`DialectCheck`).
+    var runsOnPostgres = false
     /// Table → feature.
     private(set) var owners: [String: String] = [:]
     private var ownersLoaded = false
@@ -102,6 +105,9 @@ final class DataGuard {
     @discardableResult
     private func decide(_ sql: String, feature: String, migration: MigrationScope?) throws(CoordError) -> Set<String> {
         compiled += 1
+        if runsOnPostgres, let difference = DialectCheck.postgresDifference(sql) {
+            throw .failed("\(feature): this SQL uses \(difference), which the statement check cannot read as PostgreSQL would; nothing ran")
+        }
         let inspected: (accesses: [StatementChecker.Access], statements: Int)
         do {
             inspected = try checker.inspect(sql)
@@ -133,7 +139,8 @@ final class DataGuard {
             case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
                 if first.hasPrefix("sqlite_") {
                     if migration != nil { continue }
-                    throw refuseOutright("changing SQLite's own table '\(first)'")
+                    // Writing the schema table is what a schema change does.
+                    throw refuseOutright("changing the schema outside the feature's migrations")
                 }
                 if Self.hostTables.contains(first) { throw refuseOutright("changing coordsh's own table '\(first)'") }
                 if own(first) || grant.writes.contains(first) { continue }

@@ -75,6 +75,9 @@ public final class PostgresDataManager: DataManaging {
         do throws(PostgresConnection.Failure) {
             try session.run("SET client_min_messages = warning", [])
             try session.run("SET statement_timeout = \(Int(statementTimeout * 1000))", [])
+            // A backslash in an ordinary literal is a backslash, as SQLite reads it: the
+            // plugins' statements are checked by SQLite's compiler (`DialectCheck`).
+            try session.run("SET standard_conforming_strings = on", [])
         } catch {
             throw error.coordError(location: server.display, attempts: 1)
         }

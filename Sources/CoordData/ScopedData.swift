@@ -13,7 +13,10 @@ final class StoreGuard {
     /// they may claim tables that exist from before owners were recorded.
     var trusted: (String) -> Bool = { _ in true }
 
-    init(store: any DataManaging) { self.store = store }
+    init(store: any DataManaging) {
+        self.store = store
+        guardian.runsOnPostgres = store is PostgresDataManager
+    }
 
     /// Brings the copy of the schema and the owners up to date before a transaction's first
     /// statement: on SQLite, when the schema version moved (one pragma per transaction).
@@ -233,16 +236,12 @@ final class MigrationConnection: SQLDatabase {
     }
 
     private func check(_ sql: String) throws {
-        do {
-            if inner.backend == .postgresql {
-                // PostgreSQL's DDL does not compile in the checker; the bundled features'
-                // run as they are, and their tables are claimed after (`claim`).
-                if trusted { return }
-                throw CoordError.failed(
-                    "\(scope.feature): on PostgreSQL, only the bundled features' migrations run for now; an outside plugin's tables need the per-feature roles that are not built yet")
-            }
-            scope.created.formUnion(try guardian.checkMigration(sql, scope: scope))
-        }
+        // The bundled features' PostgreSQL DDL (identity columns, partial indexes) need not
+        // compile in the checker: it runs as it is, and their tables are claimed after
+        // (`claim`). An outside plugin's is checked like any of its statements: what SQLite
+        // cannot read is refused, in one line.
+        if inner.backend == .postgresql, trusted { return }
+        scope.created.formUnion(try guardian.checkMigration(sql, scope: scope))
     }
 
     private func mirror(_ sql: String) throws {
@@ -252,7 +251,9 @@ final class MigrationConnection: SQLDatabase {
     func execute(_ sql: String, _ arguments: [SQLValue]) throws {
         try check(sql)
         try inner.execute(sql, arguments)
-        if arguments.isEmpty, inner.backend == .sqlite { try? mirror(sql) }
+        // The copy learns the new table at once, for the migration's next statement (on
+        // PostgreSQL it is copied again from the server once the migration is done).
+        if arguments.isEmpty, inner.backend == .sqlite || !trusted { try? mirror(sql) }
     }
 
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
