@@ -159,4 +159,20 @@ struct GrantTests {
         let sha256 = String(sum.stdout.prefix(64))
         #expect(try String(contentsOfFile: file, encoding: .utf8).contains("intruder\t\(sha256)\trefused\tread products\n"))
     }
+
+    @Test("plugin check fails a plugin that uses what it did not declare, naming it and how to declare it; declared, it passes")
+    func checkNamesUndeclared() throws {
+        for declares in [false, true] {
+            let setup = try Setup(declares: declares, grants: nil)
+            let result = try run(BuildProducts.coordsh, ["plugin", "check", "--alone", setup.folder + "/plugins/libintruder.so"],
+                                 environment: setup.environment, timeout: 120)
+            if declares {
+                #expect(result.status == 0 && result.stdout.hasSuffix("17 passed, 0 failed\n"), "\(result.stdout)\(result.stderr)")
+            } else {
+                #expect(result.status != 0, "\(result.stdout)")
+                #expect(result.stdout.contains("FAIL every message it declares is handled — 'intrude secret' uses 'service secrets', which the plugin does not declare (FeatureDefinition uses: [.service(\"secrets\")])"), "\(result.stdout)")
+                #expect(result.stdout.hasSuffix("16 passed, 1 failed\n"), "\(result.stdout)")
+            }
+        }
+    }
 }

@@ -26,6 +26,12 @@ extension ContractSuite {
         }
     }
 
+    /// Under the contract the plugin is granted exactly what it declares: a refusal is
+    /// something it uses and did not declare, which a person could never grant it.
+    static func undeclared(_ capability: Capability, _ what: String, _ error: CoordError) -> Failure {
+        Failure("\(what) uses '\(capability)', which the plugin does not declare (FeatureDefinition uses: [\(capability.swiftSpelling)]): \(error.message)")
+    }
+
     func loaded() throws -> PluginImage {
         guard let image else { throw Failure("the plugin is not loaded") }
         return image
@@ -113,8 +119,11 @@ extension ContractSuite {
                 rendered += 1
             } catch let failure as Failure {
                 throw failure
-            } catch {
+            } catch let error as CoordError {
+                if case .notGranted(let capability, _, _) = error { throw Self.undeclared(capability, "\(request)", error) }
                 // Saying why not is allowed (a missing dependency, a record that is not there).
+                refusals.append("\(request): \(error)")
+            } catch {
                 refusals.append("\(request): \(error)")
             }
             app.stopChild(scene)
@@ -147,6 +156,8 @@ extension ContractSuite {
                 switch error {
                 case .unknownVerb, .unknownMessage, .unhandledMessage:
                     throw Failure("'\(feature.definition.prefix) \(spec.verb)' is declared but nobody handles \(name): \(error.message)")
+                case .notGranted(let capability, _, _):
+                    throw Self.undeclared(capability, "'\(feature.definition.prefix) \(spec.verb)'", error)
                 default:
                     outcomes.append("\(spec.verb): refused (\(error.message))")
                 }

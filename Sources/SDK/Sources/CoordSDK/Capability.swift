@@ -75,6 +75,19 @@ public enum Capability: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     public static func < (a: Capability, b: Capability) -> Bool { a.description < b.description }
+
+    /// How it is written in Swift, for a message that tells an author what to declare.
+    public var swiftSpelling: String {
+        switch self {
+        case .read(let table): ".read(table: \"\(table)\")"
+        case .write(let table): ".write(table: \"\(table)\")"
+        case .service(let name): ".service(\"\(name)\")"
+        case .readPath(let path): ".readPath(\"\(path)\")"
+        case .writePath(let path): ".writePath(\"\(path)\")"
+        case .connect(let host, let port): ".connect(host: \"\(host)\", port: \(port))"
+        case .run(let program): ".run(\"\(program)\")"
+        }
+    }
 }
 
 extension String {
