@@ -32,4 +32,5 @@ try section("batch") { try BatchBench.run(environment) }
 try section("postgres") { try PostgresBench.run(environment) }
 try MainActor.assumeIsolated {
     try section("serve") { try ServeBench.run(environment) }
+    try section("scoping") { try GuardBench.run(environment) }
 }

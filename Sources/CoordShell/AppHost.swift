@@ -33,6 +33,10 @@ public final class AppHost {
     /// The person's remembered answers to plugins' requests, opened before the sandbox (the
     /// caller decides whether this process may write them); nil to remember none.
     public var grantStore: GrantStore?
+    /// Whether each feature's code gets its own scoped data and only its granted services.
+    /// Always on in coordsh; only the benchmark turns it off, in its own process, to measure
+    /// what the scoping costs next to the same app without it.
+    public var scopesFeatures = true
 
     public init(config: Config, databaseOverride: String? = nil) {
         self.app = AppCoordinator()
@@ -70,7 +74,7 @@ public final class AppHost {
         access.grants = PluginGrants(configured: config.pluginGrants)
         access.grants.remembered = grantStore?.answers() ?? [:]
         access.app = app
-        app.install(access: access)
+        if scopesFeatures { app.install(access: access) }
         Shell.configure(loader, config: config, vettingExecutable: vettingExecutable)
         report.refusals = loader.loadAll(from: config.expandedPluginDirectories() + extraPluginDirectories)
         return report
