@@ -15,7 +15,7 @@ import Foundation
 /// terminal (and a supervised shell's front) writes its answers through that descriptor; a
 /// worker opens it for reading only. One line per plugin and answer:
 /// `NAME<TAB>SHA256<TAB>granted|refused<TAB>CAPABILITY<TAB>…`.
-public final class GrantStore: @unchecked Sendable {
+public final class GrantStore {
     /// What the person answered for one plugin.
     public struct Answers: Sendable, Equatable {
         public var granted: [Capability] = []
@@ -26,24 +26,17 @@ public final class GrantStore: @unchecked Sendable {
     }
 
     public let path: String
-    private let descriptor: Int32
+    private var descriptor: Int32
+    /// This process may write the answers (the shell at the terminal, a supervised front).
     public let isWritable: Bool
     static let header = "# coordsh plugin grants 1: NAME, SHA-256 of the file asked about, granted|refused, what"
 
-    /// Opens the store at `path`; `writable` creates it (and its folder, 0700) when missing.
-    /// An unopenable file is an empty, read-only store.
+    /// Opens the store at `path`, for reading and (`writable`) writing; a missing file is an
+    /// empty store, made (with its folder, 0700) by the first answer written.
     public init(path: String, writable: Bool) {
         self.path = path
-        var fd: Int32 = -1
-        if writable {
-            try? FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
-            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        }
-        isWritable = fd >= 0
-        if fd < 0 { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        descriptor = fd
+        isWritable = writable
+        descriptor = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW)
     }
 
     deinit {
@@ -101,6 +94,13 @@ public final class GrantStore: @unchecked Sendable {
     private func change(_ body: (inout [String: Answers]) -> Void) throws {
         guard isWritable else {
             throw GrantStoreError("\(path) cannot be written from this process (it runs plugin code); run 'plugins grant' in the default, supervised coordsh at a terminal, or add the grant to the config's [plugins.grants]")
+        }
+        if descriptor < 0 {
+            try? FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else { throw GrantStoreError("cannot write \(path): \(String(cString: strerror(errno)))") }
         }
         flock(descriptor, LOCK_EX)
         defer { flock(descriptor, LOCK_UN) }

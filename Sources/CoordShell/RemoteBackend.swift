@@ -135,12 +135,16 @@ package final class RemoteBackend: ShellBackend {
         connection.takePushed().map { Reply.Notice(text: $0.text, isWarning: $0.warning) }
     }
 
-    /// What the app's plugins ask for, as its `plugins` command lists it.
-    func grantRequests() -> [GrantRequest] {
+    /// A served app's grants are its operator's (the config's `[plugins.grants]`): a client
+    /// is not asked.
+    func grantRequests() -> [GrantRequest] { [] }
+
+    /// What the app's plugins ask for, as its `plugins` command lists it: a supervised
+    /// shell's front asks its person about them.
+    func workerGrantRequests() -> [GrantRequest] {
         (run("plugins").result.json["asks"] as? [Any] ?? []).compactMap(GrantRequest.init(json:))
     }
 
-    /// A served app's grants are its operator's: the config's `[plugins.grants]`.
     var remembersGrants: Bool { false }
 
     func answer(_ request: GrantRequest, granted: Bool) -> Reply {

@@ -114,7 +114,7 @@ final class SupervisedBackend: ShellBackend {
 
     // MARK: Grants
 
-    func grantRequests() -> [GrantRequest] { scene.remote?.grantRequests() ?? [] }
+    func grantRequests() -> [GrantRequest] { scene.remote?.workerGrantRequests() ?? [] }
     var remembersGrants: Bool { grants?.isWritable == true }
 
     func answer(_ request: GrantRequest, granted: Bool) -> Reply {
