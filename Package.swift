@@ -89,7 +89,9 @@ let package = Package(
         ]),
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [
-            sdk, shop, "CoordShell", "CoordRuntime", "CoordProtocol", "CSocketPass",
+            // CLineEdit: the epoll watch set a supervised server watches its workers with
+            // (it lives in the line editor's shim; moving it out is issue 36's).
+            sdk, shop, "CoordShell", "CoordRuntime", "CoordProtocol", "CSocketPass", "CLineEdit",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
