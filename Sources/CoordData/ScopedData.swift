@@ -182,19 +182,49 @@ final class ScopedData: DataManaging {
         "this data handle belongs to no feature: a feature's code uses the one in its own coordinator's dependencies")
 }
 
-/// A connection lent to a feature's closure: each statement checked as the feature's.
-final class GuardedConnection: SQLDatabase {
+/// A connection that checks each statement before the store runs it: what the feature's and
+/// the migration's connections share. The check refuses by default; each kind says what passes.
+class CheckedConnection: SQLDatabase {
     let inner: any SQLDatabase
+
+    init(_ inner: any SQLDatabase) { self.inner = inner }
+
+    /// Throws the one-line refusal when `sql` may not run.
+    func check(_ sql: String) throws {
+        throw CoordError.failed("this connection checks no statement; nothing ran")
+    }
+
+    /// After `sql` ran (a migration keeps its copy of the schema up to date).
+    func didExecute(_ sql: String, _ arguments: [SQLValue]) {}
+
+    final func execute(_ sql: String, _ arguments: [SQLValue]) throws {
+        try check(sql)
+        try inner.execute(sql, arguments)
+        didExecute(sql, arguments)
+    }
+
+    final func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        try check(sql)
+        return try inner.rows(sql, arguments)
+    }
+
+    final var lastInsertedRowID: Int64 { inner.lastInsertedRowID }
+    final var changes: Int { inner.changes }
+    final var backend: SQLBackend { inner.backend }
+}
+
+/// A connection lent to a feature's closure: each statement checked as the feature's.
+final class GuardedConnection: CheckedConnection {
     let feature: String
     let shared: StoreGuard
 
     init(_ inner: any SQLDatabase, feature: String, shared: StoreGuard) {
-        self.inner = inner
         self.feature = feature
         self.shared = shared
+        super.init(inner)
     }
 
-    private func check(_ sql: String) throws {
+    override func check(_ sql: String) throws {
         do {
             try shared.guardian.check(sql, feature: feature)
         } catch {
@@ -204,38 +234,23 @@ final class GuardedConnection: SQLDatabase {
             try shared.guardian.check(sql, feature: feature)
         }
     }
-
-    func execute(_ sql: String, _ arguments: [SQLValue]) throws {
-        try check(sql)
-        try inner.execute(sql, arguments)
-    }
-
-    func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
-        try check(sql)
-        return try inner.rows(sql, arguments)
-    }
-
-    var lastInsertedRowID: Int64 { inner.lastInsertedRowID }
-    var changes: Int { inner.changes }
-    var backend: SQLBackend { inner.backend }
 }
 
 /// A migration's connection: each statement checked as a schema change of the feature's, then
-/// run, then (on SQLite) mirrored into the checker so that the next statement sees it.
-final class MigrationConnection: SQLDatabase {
-    let inner: any SQLDatabase
+/// run, then mirrored into the checker so that the next statement sees it.
+final class MigrationConnection: CheckedConnection {
     let guardian: DataGuard
     var scope: DataGuard.MigrationScope
     let trusted: Bool
 
     init(_ inner: any SQLDatabase, guardian: DataGuard, scope: DataGuard.MigrationScope, trusted: Bool) {
-        self.inner = inner
         self.guardian = guardian
         self.scope = scope
         self.trusted = trusted
+        super.init(inner)
     }
 
-    private func check(_ sql: String) throws {
+    override func check(_ sql: String) throws {
         // The bundled features' PostgreSQL DDL (identity columns, partial indexes) need not
         // compile in the checker: it runs as it is, and their tables are claimed after
         // (`claim`). An outside plugin's is checked like any of its statements: what SQLite
@@ -244,26 +259,11 @@ final class MigrationConnection: SQLDatabase {
         scope.created.formUnion(try guardian.checkMigration(sql, scope: scope))
     }
 
-    private func mirror(_ sql: String) throws {
-        try guardian.checker.run(sql)
-    }
-
-    func execute(_ sql: String, _ arguments: [SQLValue]) throws {
-        try check(sql)
-        try inner.execute(sql, arguments)
+    override func didExecute(_ sql: String, _ arguments: [SQLValue]) {
         // The copy learns the new table at once, for the migration's next statement (on
         // PostgreSQL it is copied again from the server once the migration is done).
-        if arguments.isEmpty, inner.backend == .sqlite || !trusted { try? mirror(sql) }
+        if arguments.isEmpty, inner.backend == .sqlite || !trusted { try? guardian.checker.run(sql) }
     }
-
-    func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
-        try check(sql)
-        return try inner.rows(sql, arguments)
-    }
-
-    var lastInsertedRowID: Int64 { inner.lastInsertedRowID }
-    var changes: Int { inner.changes }
-    var backend: SQLBackend { inner.backend }
 }
 
 /// Runs a migration on an empty copy only, to learn the names of the tables it creates.

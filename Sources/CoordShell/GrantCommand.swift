@@ -153,3 +153,11 @@ package enum GrantCommand {
         return CommandResult(lines: lines, json: [verb == .grant ? "granted" : "revoked": capabilities.map(\.description), "plugin": name])
     }
 }
+
+extension GrantStore {
+    /// Records the person's answer to `request`: all it asks for granted, or all of it
+    /// refused for its file.
+    func record(_ request: GrantRequest, granted: Bool) throws {
+        try answer(request.plugin, sha256: request.sha256, granted: granted ? request.asks : [], refused: granted ? [] : request.asks)
+    }
+}

@@ -68,8 +68,7 @@ final class LocalBackend: ShellBackend {
 
     func answer(_ request: GrantRequest, granted: Bool) -> Reply {
         do {
-            try session.host.grantStore?.answer(
-                request.plugin, sha256: request.sha256, granted: granted ? request.asks : [], refused: granted ? [] : request.asks)
+            try session.host.grantStore?.record(request, granted: granted)
         } catch {
             return Reply(error: ShellError("\(error)", code: "grants", status: .failure))
         }

@@ -119,7 +119,7 @@ final class SupervisedBackend: ShellBackend {
 
     func answer(_ request: GrantRequest, granted: Bool) -> Reply {
         do {
-            try grants?.answer(request.plugin, sha256: request.sha256, granted: granted ? request.asks : [], refused: granted ? [] : request.asks)
+            try grants?.record(request, granted: granted)
         } catch {
             return Reply(error: ShellError("\(error)", code: "grants", status: .failure))
         }
