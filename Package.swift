@@ -78,7 +78,8 @@ let package = Package(
         .target(name: "CLibPQLoader", dependencies: ["CLibPQ"]),
         // A private SQLite connection with an authorizer: what a plugin's statement would touch
         // is known before it runs (CoordData's DataGuard). GRDB keeps the store's own
-        // connections' authorizer for itself.
+        // connections' authorizer for itself. Also the check's cheap read of the store's schema
+        // version before each transaction (a cached statement stepped directly).
         .target(name: "CSQLiteCheck", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader", "CSQLiteCheck"]),
         // The client protocol of `coordsh serve` (PROTOCOL.md): frames and messages, nothing

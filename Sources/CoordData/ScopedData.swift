@@ -19,13 +19,17 @@ final class StoreGuard {
     }
 
     /// Brings the copy of the schema and the owners up to date before a transaction's first
-    /// statement: on SQLite, when the schema version moved (one pragma per transaction).
+    /// statement: on SQLite, when the schema version moved (one pragma per transaction) —
+    /// another process may have migrated, and what it created is recorded in the owners table.
     nonisolated func prepare(_ db: any SQLDatabase) throws {
         if guardian.needsOwners { try loadOwners(db) }
         switch db.backend {
         case .sqlite:
-            let version = try db.row("PRAGMA schema_version")?.values.first?.int64
-            if version != guardian.checker.mirroredVersion { try mirror(db, version: version) }
+            let version = try (db as? Connection)?.schemaVersion() ?? db.row("PRAGMA schema_version")?.values.first?.int64
+            if version != guardian.checker.mirroredVersion {
+                if guardian.checker.mirroredVersion != nil { try loadOwners(db) }
+                try mirror(db, version: version)
+            }
         case .postgresql:
             if guardian.checker.mirroredVersion == nil { try mirror(db, version: 0) }
         }
