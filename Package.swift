@@ -85,14 +85,36 @@ let package = Package(
         // The client protocol of `coordsh serve` (PROTOCOL.md): frames and messages, nothing
         // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
         .target(name: "CoordProtocol"),
-        .target(name: "CoordShell", dependencies: [
-            sdk, shop, "CoordRuntime", "CoordData", "CLineEdit", "CSocketPass", "CSpawn", "CoordProtocol", .product(name: "CoordContract", package: "SDK"),
+        // The session core: an app (AppHost) and a scene's session on it — commands, builtins,
+        // completion, replies — in this process, with no terminal and no transport. What the
+        // worker and `serve` run; the local side of the scene seam (`ShellBackend`).
+        .target(name: "CoordSession", dependencies: [
+            sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData",
+        ]),
+        // The client: a scene of a server over its socket (`coordsh connect`, the supervised
+        // shell's and server's link to their worker).
+        .target(name: "CoordClient", dependencies: [sdk, "CoordSession", "CoordProtocol"]),
+        // The epoll watch set the supervisors wait on: readable when any worker or scene is.
+        .target(name: "CWatchSet"),
+        // Supervision: the app in a worker process, restarted after a crash, upgraded in place;
+        // a decorator over the client's remote scene.
+        .target(name: "CoordSupervision", dependencies: [
+            sdk, "CoordRuntime", "CoordSession", "CoordClient", "CoordProtocol", "CSocketPass", "CSpawn", "CWatchSet",
+        ]),
+        // The terminal: the line editor, the prompt, the password prompt and the loop that
+        // drives a scene (local, remote or supervised) in batch or interactively.
+        .target(name: "CoordTerminal", dependencies: [
+            sdk, shop, "CoordRuntime", "CoordData", "CoordSession", "CoordClient", "CoordSupervision", "CoordProtocol", "CLineEdit",
+        ]),
+        // The plugin author's tools: `plugin check` (the contract suite in a child) and
+        // `plugin new`.
+        .target(name: "CoordPluginTools", dependencies: [
+            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordSession",
+            .product(name: "CoordContract", package: "SDK"),
         ]),
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [
-            // CLineEdit: the epoll watch set a supervised server watches its workers with
-            // (it lives in the line editor's shim; moving it out is issue 36's).
-            sdk, shop, "CoordShell", "CoordRuntime", "CoordProtocol", "CSocketPass", "CLineEdit",
+            sdk, shop, "CoordSession", "CoordClient", "CoordSupervision", "CoordRuntime", "CoordProtocol", "CSocketPass", "CWatchSet",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -101,11 +123,11 @@ let package = Package(
         // must hold for any input. ./test runs them over the committed corpus; ./fuzz builds
         // CoordFuzzer with libFuzzer and AddressSanitizer in a build folder of its own.
         .target(name: "CoordFuzz", dependencies: [
-            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordShell", "CoordProtocol",
+            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordSession", "CoordProtocol",
         ]),
         .executableTarget(name: "CoordFuzzer", dependencies: ["CoordFuzz"]),
         // The command line both executables share: the shell's options, connect, plugin.
-        .target(name: "CoordCLI", dependencies: ["CoordShell", "CoordRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(name: "CoordCLI", dependencies: ["CoordTerminal", "CoordPluginTools", "CoordRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Two executables (HostExecutables): the shell without SwiftNIO, which every start of
         // it would map, and coordsh-server with `serve` and the supervised app process.
         // Installed in PREFIX/bin, each finds libCoordSDK.so in PREFIX/lib/coordsh; in the
@@ -128,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "CoordBench",
             dependencies: [
-                sdk, shop, "CoordShell", "CoordRuntime", "CoordProtocol", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
+                sdk, shop, "CoordSession", "CoordClient", "CoordRuntime", "CoordProtocol", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks/CoordBench", exclude: ["fixtures"],
@@ -139,16 +161,17 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
         .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["TestSupport"], exclude: ["fixtures"]),
-        .testTarget(name: "ShopTests", dependencies: [sdk, shop, "CoordRuntime", "CoordData", "TestSupport"]),
+        .testTarget(name: "ShopTests", dependencies: [sdk, shop, "CoordData", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
         .testTarget(name: "FuzzTests", dependencies: ["CoordFuzz", "TestSupport"]),
         // @Page and @Messages: what they generate for every supported shape, and each compile error.
         .testTarget(name: "MacroTests", dependencies: [
             .product(name: "CoordMacroExpansion", package: "SDK"),
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
-        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordShell"], exclude: ["client.py"]),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordClient"], exclude: ["client.py"]),
     ]
 )

@@ -1,5 +1,5 @@
 import CoordRuntime
-import CoordShell
+import CoordSession
 import CoordShop
 import Foundation
 

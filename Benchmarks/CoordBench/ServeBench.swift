@@ -2,7 +2,8 @@ import CoordProtocol
 import CoordRuntime
 import CoordSDK
 import CoordShop
-import CoordShell
+import CoordSession
+import CoordClient
 import Foundation
 import Histogram
 import Synchronization

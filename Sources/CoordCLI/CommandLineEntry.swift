@@ -1,6 +1,6 @@
 import ArgumentParser
 import CoordRuntime
-import CoordShell
+import CoordTerminal
 import Foundation
 
 /// coordsh's command line, shared by its two executables (`HostExecutables`): the shell, and

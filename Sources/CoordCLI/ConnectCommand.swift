@@ -1,5 +1,5 @@
 import ArgumentParser
-import CoordShell
+import CoordTerminal
 import Foundation
 
 /// `coordsh connect`: the shell, attached to a new scene of a server.

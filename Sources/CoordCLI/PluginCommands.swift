@@ -1,5 +1,5 @@
 import ArgumentParser
-import CoordShell
+import CoordPluginTools
 import Foundation
 
 /// `coordsh plugin …`: tools for plugin authors.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CoordShell
+import CoordTerminal
 import Foundation
 
 /// The options of a shell session, the same for `coordsh` and `coordsh connect`: where the

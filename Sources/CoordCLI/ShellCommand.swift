@@ -1,5 +1,5 @@
 import ArgumentParser
-import CoordShell
+import CoordTerminal
 import Foundation
 
 /// The command line of coordsh; everything else lives in CoordShell.

@@ -1,5 +1,5 @@
 import CoordSDK
-import CoordShell
+import CoordSession
 
 /// What a person or a script types: the shell's word splitter (quotes, escapes, comments) and
 /// routes in both forms (`feature/page k=v …` and `coordsh://feature/page?k=v`).

@@ -8,6 +8,10 @@ public enum WireProtocol {
     public static let maxFrameBytes = 1 << 20
     /// Bytes of the length prefix (unsigned, big-endian).
     public static let headerBytes = 4
+    /// The environment variable that carries a supervising front's `--db` to its worker. Not
+    /// an argument: a PostgreSQL URL may hold a password, and any user can read another's
+    /// command line in `ps`, while /proc/PID/environ is the owner's alone.
+    public static let workerDatabaseVariable = "COORDSH_WORKER_DB"
 
     /// The folder servers listen in: `$XDG_RUNTIME_DIR/coordsh`, else `/tmp/coordsh-UID`.
     public static func defaultFolder(environment: [String: String], uid: UInt32) -> String {

@@ -1,7 +1,9 @@
-import CLineEdit
+import CWatchSet
 import CoordProtocol
 import CoordRuntime
-import CoordShell
+import CoordSession
+import CoordClient
+import CoordSupervision
 import Foundation
 import Logging
 import NIOCore
@@ -29,7 +31,7 @@ final class FrontServer: ClientServing {
     private var watch: (any DispatchSourceRead)?
     /// A secret prompt is never answered here (the client answers its own), but a scene's
     /// connection needs one.
-    private let noPrompt = SecretPrompt(environmentVariable: nil)
+    private let noPrompt = NoTerminalSecrets()
 
     init(supervisor: Supervisor, logger: Logger, settings: Config.ServeSettings) {
         self.supervisor = supervisor

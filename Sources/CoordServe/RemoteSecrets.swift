@@ -1,5 +1,5 @@
 import CoordSDK
-import CoordShell
+import CoordSession
 
 /// How a served scene asks for a password: its person is on the other side of a socket, and
 /// the app cannot stop for them (every other scene would wait). So a prompt the answers of the

@@ -1,7 +1,8 @@
 import CoordProtocol
 import CoordRuntime
 import CoordSDK
-import CoordShell
+import CoordSession
+import CoordSupervision
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -185,7 +186,7 @@ public enum Serve {
         if let path = options.configPath { arguments += ["--config", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
         let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"
-        let executable = Shell.executablePath
+        let executable = LoaderSetup.executablePath
         let database = options.databasePath
         let supervisor = Supervisor(answerTimeout: config.workerTimeout, quarantine: Quarantine(path: config.expandedQuarantinePath())) {
             try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, echo: true)

@@ -2,7 +2,7 @@ import CoordProtocol
 import CoordRuntime
 import CoordSDK
 import CoordShop
-import CoordShell
+import CoordSession
 import Foundation
 import Logging
 

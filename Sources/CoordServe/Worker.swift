@@ -2,7 +2,7 @@ import CSocketPass
 import CoordProtocol
 import CoordRuntime
 import CoordSDK
-import CoordShell
+import CoordSession
 import Foundation
 import Logging
 import NIOCore
@@ -41,9 +41,9 @@ public enum Worker {
     public static func run(_ options: Options) -> Int32 {
         guard let (config, logger) = Serve.prepare(options.app, label: "coordsh.worker", level: options.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .warning) else { return 1 }
         signal(SIGPIPE, SIG_IGN)
-        // The front's --db comes in the environment (WorkerProcess.databaseVariable), and goes
+        // The front's --db comes in the environment (WireProtocol.workerDatabaseVariable), and goes
         // no further: the children this process starts (vetting) do not need it.
-        let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WorkerProcess.databaseVariable]
+        let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WireProtocol.workerDatabaseVariable]
         // Opened before the sandbox: the file is the front's, outside every folder it allows.
         let marker = ProcessInfo.processInfo.environment["COORDSH_WORKER_RUNNING"].flatMap(RunningMarker.init(path:))
         // The person's grants, read only: the front writes them, a new worker reads them.

@@ -2,7 +2,7 @@ import CoordProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
-import CoordShell
+import CoordClient
 import Foundation
 import TestSupport
 import Testing

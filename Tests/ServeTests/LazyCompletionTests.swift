@@ -1,4 +1,4 @@
-import CoordShell
+import CoordClient
 import Foundation
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
 import CoordProtocol
-import CoordShell
+import CoordClient
 import Foundation
 import TestSupport
 import Testing

@@ -1,6 +1,8 @@
-import CLineEdit
+import CWatchSet
+import CoordClient
 import CoordRuntime
 import CoordSDK
+import CoordSession
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -15,10 +17,10 @@ import Glibc
 /// loaded plugin dropped into a folder, or `plugins upgrade`, moves the session to a new
 /// worker that has it.
 @MainActor
-final class SupervisedBackend: ShellBackend {
+package final class SupervisedBackend: ShellBackend {
     private let supervisor: Supervisor
     private let scene: SceneLink
-    private(set) var startPage: [String]?
+    package private(set) var startPage: [String]?
     /// The person's grants: written here, in the front, which runs no plugin code; each
     /// worker reads them when it starts.
     private let grants: GrantStore?
@@ -26,8 +28,8 @@ final class SupervisedBackend: ShellBackend {
     private let configuredGrants: [String: [Capability]]
 
     /// `first`: a worker already started (the shell starts it before reading its config).
-    init(
-        secrets: SecretPrompt, answerTimeout: Double, quarantine: Quarantine?, grants: GrantStore? = nil,
+    package init(
+        secrets: any SecretPrompting, answerTimeout: Double, quarantine: Quarantine?, grants: GrantStore? = nil,
         configuredGrants: [String: [Capability]] = [:], first: WorkerProcess? = nil,
         launch: @escaping () throws -> WorkerProcess
     ) throws {
@@ -40,9 +42,9 @@ final class SupervisedBackend: ShellBackend {
         startPage = scene.remote?.startPage
     }
 
-    var route: String? { scene.route }
+    package var route: String? { scene.route }
 
-    func run(_ line: String) -> Reply {
+    package func run(_ line: String) -> Reply {
         let words = line.split(separator: " ")
         if words == ["plugins", "upgrade"] {
             let notice = supervisor.upgrade([scene])
@@ -82,17 +84,17 @@ final class SupervisedBackend: ShellBackend {
         return message + (scene.route.map { ", back at \($0)" } ?? "")
     }
 
-    func completions(line: String, word: String) -> [String] {
+    package func completions(line: String, word: String) -> [String] {
         scene.remote?.completions(line: line, word: word) ?? []
     }
 
-    func isSecret(_ line: String) -> Bool {
+    package func isSecret(_ line: String) -> Bool {
         scene.remote?.isSecret(line) ?? false
     }
 
-    var watchDescriptor: Int32? { supervisor.watchSet }
+    package var watchDescriptor: Int32? { supervisor.watchSet }
 
-    func takePushed() -> [Reply.Notice] {
+    package func takePushed() -> [Reply.Notice] {
         var notices = scene.pending.drain()
         guard let remote = scene.remote, let worker = supervisor.worker else { return notices }
         // The set's readiness is cleared; the connections themselves say what arrived.
@@ -114,10 +116,10 @@ final class SupervisedBackend: ShellBackend {
 
     // MARK: Grants
 
-    func grantRequests() -> [GrantRequest] { scene.remote?.workerGrantRequests() ?? [] }
-    var remembersGrants: Bool { grants?.isWritable == true }
+    package func grantRequests() -> [GrantRequest] { scene.remote?.workerGrantRequests() ?? [] }
+    package var remembersGrants: Bool { grants?.isWritable == true }
 
-    func answer(_ request: GrantRequest, granted: Bool) -> Reply {
+    package func answer(_ request: GrantRequest, granted: Bool) -> Reply {
         do {
             try grants?.record(request, granted: granted)
         } catch {
@@ -160,7 +162,7 @@ final class SupervisedBackend: ShellBackend {
     }
 
     /// Ends the worker with the shell.
-    func stop() {
+    package func stop() {
         supervisor.stop()
     }
 }

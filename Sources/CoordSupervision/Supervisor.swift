@@ -1,5 +1,7 @@
-import CLineEdit
+import CWatchSet
+import CoordClient
 import CoordRuntime
+import CoordSession
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import CoordSession
 import Foundation
 
 extension Shell {

@@ -1,6 +1,7 @@
 import CoordData
 import CoordRuntime
 import CoordSDK
+import CoordSession
 import CoordShop
 import Foundation
 

@@ -75,7 +75,7 @@ public final class AppHost {
         access.grants.remembered = grantStore?.answers() ?? [:]
         access.app = app
         if scopesFeatures { app.install(access: access) }
-        Shell.configure(loader, config: config, vettingExecutable: vettingExecutable)
+        LoaderSetup.configure(loader, config: config, vettingExecutable: vettingExecutable)
         report.refusals = loader.loadAll(from: config.expandedPluginDirectories() + extraPluginDirectories)
         return report
     }

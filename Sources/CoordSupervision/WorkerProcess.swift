@@ -1,7 +1,9 @@
 import CSocketPass
 import CSpawn
+import CoordClient
 import CoordProtocol
 import CoordRuntime
+import CoordSession
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -31,14 +33,9 @@ package final class WorkerProcess {
     package let runningFile: String
     private let output: OutputTail
 
-    /// The environment variable that carries the front's `--db` to its worker. Not an
-    /// argument: a PostgreSQL URL may hold a password, and any user can read another's
-    /// command line in `ps`, while /proc/PID/environ is the owner's alone.
-    package static let databaseVariable = "COORDSH_WORKER_DB"
-
     /// `echo`: what the worker writes to stderr (its log) is also written to this process's
     /// stderr — a supervised server's log holds its worker's. `database`: the `--db` the
-    /// worker opens (see `databaseVariable`).
+    /// worker opens (see `WireProtocol.workerDatabaseVariable`).
     package init(executable: String, arguments: [String], database: String? = nil, runningFile: String, echo: Bool = false) throws {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -68,7 +65,7 @@ package final class WorkerProcess {
         posix_spawnattr_setpgroup(&attributes, 0)
         var environment = ProcessInfo.processInfo.environment
         environment["COORDSH_WORKER_RUNNING"] = runningFile
-        environment[Self.databaseVariable] = database
+        environment[WireProtocol.workerDatabaseVariable] = database
         environment["SWIFT_BACKTRACE"] = "enable=no"
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -218,7 +215,7 @@ package final class WorkerProcess {
 
     /// Ends it (the shell is leaving): with the control channel
     /// closed the worker exits by itself.
-    func stop() {
+    package func stop() {
         Glibc.shutdown(control, Int32(SHUT_RDWR))
         _ = reap()
     }

@@ -1,4 +1,5 @@
 import CoordSDK
+import CoordSession
 import Foundation
 
 /// The host's `SecretPrompting`: passwords from `--password-env VAR`, or typed at the terminal

@@ -1,5 +1,6 @@
 import CoordProtocol
 import CoordSDK
+import CoordSession
 import Foundation
 
 /// The shell's session on a scene of a `coordsh serve`: every line goes over the socket and
@@ -10,24 +11,24 @@ package final class RemoteBackend: ShellBackend {
     package let hello: ServerReply.Hello
     /// Answers the server's password prompts here, at this terminal or from `--password-env`;
     /// only the answer crosses the socket, in the request that needs it.
-    let secrets: SecretPrompt
-    private(set) var route: String?
+    let secrets: any SecretPrompting
+    package private(set) var route: String?
     /// The scene's login session token after the last command.
-    private(set) var resumeToken: String?
+    package private(set) var resumeToken: String?
     /// The routes `back` goes through after the last command, ending with `route`.
-    private(set) var trail: [String] = []
+    package private(set) var trail: [String] = []
     /// The scene's queued messages after the last command, as command lines.
-    private(set) var queuedCommands: [(line: String, from: String?)] = []
+    package private(set) var queuedCommands: [(line: String, from: String?)] = []
     /// The last line run and whether the server found a secret value in it.
     private var lastSecret: (line: String, secret: Bool)?
 
-    convenience init(path: String, secrets: SecretPrompt) throws {
+    package convenience init(path: String, secrets: any SecretPrompting) throws {
         try self.init(connection: ServerConnection(path: path), secrets: secrets)
     }
 
     /// Says hello on a connection already made (a supervised front's socketpair to its
     /// worker), with the login session to resume in the new scene and the scene's name, if any.
-    init(connection: ServerConnection, secrets: SecretPrompt, resume: String? = nil, scene: String? = nil, peer: Int32? = nil) throws {
+    package init(connection: ServerConnection, secrets: any SecretPrompting, resume: String? = nil, scene: String? = nil, peer: Int32? = nil) throws {
         self.connection = connection
         let path = connection.path
         self.secrets = secrets
@@ -71,7 +72,7 @@ package final class RemoteBackend: ShellBackend {
         return answer
     }
 
-    func run(_ line: String) -> Reply {
+    package func run(_ line: String) -> Reply {
         var answers: [String] = []
         do {
             while true {
@@ -123,48 +124,31 @@ package final class RemoteBackend: ShellBackend {
         return candidates
     }
 
-    func isSecret(_ line: String) -> Bool {
+    package func isSecret(_ line: String) -> Bool {
         guard let lastSecret, lastSecret.line == line else { return false }
         return lastSecret.secret
     }
 
-    var startPage: [String]? { hello.page.isEmpty ? nil : hello.page }
-    var watchDescriptor: Int32? { connection.descriptor }
+    package var startPage: [String]? { hello.page.isEmpty ? nil : hello.page }
+    package var watchDescriptor: Int32? { connection.descriptor }
 
-    func takePushed() -> [Reply.Notice] {
+    package func takePushed() -> [Reply.Notice] {
         connection.takePushed().map { Reply.Notice(text: $0.text, isWarning: $0.warning) }
     }
 
     /// A served app's grants are its operator's (the config's `[plugins.grants]`): a client
     /// is not asked.
-    func grantRequests() -> [GrantRequest] { [] }
+    package func grantRequests() -> [GrantRequest] { [] }
 
     /// What the app's plugins ask for, as its `plugins` command lists it: a supervised
     /// shell's front asks its person about them.
-    func workerGrantRequests() -> [GrantRequest] {
+    package func workerGrantRequests() -> [GrantRequest] {
         (run("plugins").result.json["asks"] as? [Any] ?? []).compactMap(GrantRequest.init(json:))
     }
 
-    var remembersGrants: Bool { false }
+    package var remembersGrants: Bool { false }
 
-    func answer(_ request: GrantRequest, granted: Bool) -> Reply {
+    package func answer(_ request: GrantRequest, granted: Bool) -> Reply {
         Reply(error: ShellError("a served app's grants are its operator's: the config's [plugins.grants]", code: "grants", status: .failure))
-    }
-}
-
-extension Shell {
-    /// `coordsh connect`: the same shell, attached to a new scene of the server at `socketPath`.
-    public func connect(socketPath: String?, name: String?) -> Int32 {
-        guard loadConfig() != nil else { return ShellError.Status.usage.rawValue }
-        let path = socketPath ?? WireProtocol.defaultSocket(name: name, environment: ProcessInfo.processInfo.environment, uid: getuid())
-        options.promptName = "coordsh@\(name ?? (socketPath.map { ($0 as NSString).lastPathComponent } ?? "default"))"
-        let backend: RemoteBackend
-        do {
-            backend = try RemoteBackend(path: path, secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable))
-        } catch {
-            printError("\(error)", code: "connection")
-            return ShellError.Status.failure.rawValue
-        }
-        return drive(backend)
     }
 }

@@ -26,7 +26,7 @@ package struct GrantRequest: Equatable, Sendable {
     }
 
     /// Read back from `json`; nil for anything else.
-    init?(json: Any) {
+    package init?(json: Any) {
         guard let object = json as? [String: Any], let plugin = object["plugin"] as? String, let version = object["version"] as? String,
               let file = object["file"] as? String, let sha256 = object["sha256"] as? String, let asks = object["asks"] as? [String]
         else { return nil }
@@ -34,7 +34,7 @@ package struct GrantRequest: Equatable, Sendable {
     }
 
     /// What the shell says after the answer.
-    static func answered(_ request: GrantRequest, granted: Bool) -> String {
+    package static func answered(_ request: GrantRequest, granted: Bool) -> String {
         let list = request.asks.map(\.description).joined(separator: ", ")
         return granted
             ? "granted \(request.plugin): \(list) ('plugins revoke \(request.plugin)' takes it back)"
@@ -42,7 +42,7 @@ package struct GrantRequest: Equatable, Sendable {
     }
 
     /// The prompt's question, one line per capability.
-    var question: [String] {
+    package var question: [String] {
         ["plugin '\(plugin)' \(version) (\(file)) asks for what is not its own:"]
             + asks.map { "  \($0)" }
     }
@@ -65,7 +65,7 @@ package enum GrantCommand {
 
         /// Read from what `plugins NAME --json` prints (a supervised shell's front asks its
         /// worker); nil for anything else.
-        init?(json: [String: Any]?) {
+        package init?(json: [String: Any]?) {
             guard let json, let name = json["name"] as? String, let file = json["file"] as? String, let bundled = json["bundled"] as? Bool,
                   let features = json["features"] as? [[String: Any]] else { return nil }
             self.init(name: name, file: file, bundled: bundled, uses: [], granted: [])
@@ -157,7 +157,7 @@ package enum GrantCommand {
 extension GrantStore {
     /// Records the person's answer to `request`: all it asks for granted, or all of it
     /// refused for its file.
-    func record(_ request: GrantRequest, granted: Bool) throws {
+    package func record(_ request: GrantRequest, granted: Bool) throws {
         try answer(request.plugin, sha256: request.sha256, granted: granted ? request.asks : [], refused: granted ? [] : request.asks)
     }
 }

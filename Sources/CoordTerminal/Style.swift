@@ -1,3 +1,4 @@
+import CoordSession
 import Foundation
 
 /// Colours for a terminal, and none anywhere else: only when the stream is a terminal, never

@@ -1,4 +1,5 @@
 import CoordProtocol
+import CoordSession
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,14 +13,14 @@ public final class ServerConnection {
         public let description: String
     }
 
-    let descriptor: Int32
+    package let descriptor: Int32
     let path: String
     private var decoder = FrameDecoder()
     private var nextID = 0
     /// How long a blocking read waits before the server counts as hung; nil waits for ever.
-    var answerTimeout: Double?
+    package var answerTimeout: Double?
     /// Set when a read gave up after `answerTimeout`.
-    private(set) var timedOut = false
+    package private(set) var timedOut = false
     /// What the server pushed while we waited for something else.
     private(set) var pushed: [ServerReply.Notice] = []
     /// What a worker offered to upgrade (see `ServerReply.upgrade`), until its front takes it.
@@ -56,7 +57,7 @@ public final class ServerConnection {
 
     /// Adopts a socket already connected to a server: a supervised shell's end of the
     /// socketpair its worker was started with. `path` names the peer in error lines.
-    init(descriptor: Int32, path: String) {
+    package init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path
     }
@@ -64,7 +65,7 @@ public final class ServerConnection {
     deinit { close(descriptor) }
 
     /// Ends the conversation: the server sees the connection close.
-    func shutdown() {
+    package func shutdown() {
         Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 

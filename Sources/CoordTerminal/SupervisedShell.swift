@@ -1,4 +1,7 @@
+import CoordClient
 import CoordRuntime
+import CoordSession
+import CoordSupervision
 import Foundation
 
 extension Shell {

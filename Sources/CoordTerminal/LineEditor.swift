@@ -1,4 +1,5 @@
 import CLineEdit
+import CoordSession
 import Foundation
 
 /// The interactive line: libedit's editing, history and completion (through the CLineEdit

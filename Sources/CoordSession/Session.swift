@@ -200,7 +200,7 @@ public final class Session {
     // MARK: Pages
 
     /// Opens `request` by sending `globalDisplay` from the current page, as a page view would.
-    func open(_ request: RouteRequest, trace: DispatchTrace?, rendering: Bool = true) throws -> CommandResult {
+    package func open(_ request: RouteRequest, trace: DispatchTrace?, rendering: Bool = true) throws -> CommandResult {
         let message = Message(AppCoordinator.globalDisplay, Arguments([("page", .route(request))]), from: currentView ?? scene)
         var result = try send(message, from: currentView ?? scene, trace: trace, rendering: rendering)
         if rendering, result.page == nil, let view = currentView {

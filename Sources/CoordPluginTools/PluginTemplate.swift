@@ -1,6 +1,7 @@
 import CoordData
 import CoordRuntime
 import CoordSDK
+import CoordSession
 import Foundation
 
 /// `coordsh plugin new NAME`: a plugin package outside this tree that builds with one
@@ -76,7 +77,7 @@ public enum PluginTemplate {
             to: app, environment: HostEnvironment(dataDirectory: config.expandedDataDirectory(), configFile: config.source, settings: config.featureSettings),
             data: SQLiteDataManager(path: config.expandedDatabasePath()), secrets: NoTerminal())
         let loader = PluginLoader(app: app)
-        Shell.configure(loader, config: config)
+        LoaderSetup.configure(loader, config: config)
         loader.loadAll(from: config.expandedPluginDirectories())
         var taken: [String: String] = [:]
         for plugin in loader.loaded {

@@ -6,7 +6,7 @@ import CoordSDK
 /// text or JSON, exit statuses — is the same for both, which is why `coordsh connect` behaves
 /// like `coordsh`.
 @MainActor
-protocol ShellBackend: AnyObject {
+package protocol ShellBackend: AnyObject {
     /// Runs one command line.
     func run(_ line: String) -> Reply
     /// What Tab offers for `word`, the partial word at the end of `line`.
@@ -34,26 +34,26 @@ protocol ShellBackend: AnyObject {
 
 /// The shell's session on an app in this very process.
 @MainActor
-final class LocalBackend: ShellBackend {
+package final class LocalBackend: ShellBackend {
     let session: Session
     /// Tells when a plugin file arrives in a plugin folder; nil when not watched.
     let watcher: PluginWatcher?
 
-    init(session: Session, watcher: PluginWatcher?) {
+    package init(session: Session, watcher: PluginWatcher?) {
         self.session = session
         self.watcher = watcher
     }
 
-    func run(_ line: String) -> Reply { session.run(line) }
-    func completions(line: String, word: String) -> [String] { session.completions(line: line, word: word) }
-    func isSecret(_ line: String) -> Bool { session.isSecret(line) }
-    var route: String? { session.currentRoute }
-    var startPage: [String]? { session.currentView.map(session.render) }
-    var watchDescriptor: Int32? { watcher?.descriptor }
+    package func run(_ line: String) -> Reply { session.run(line) }
+    package func completions(line: String, word: String) -> [String] { session.completions(line: line, word: word) }
+    package func isSecret(_ line: String) -> Bool { session.isSecret(line) }
+    package var route: String? { session.currentRoute }
+    package var startPage: [String]? { session.currentView.map(session.render) }
+    package var watchDescriptor: Int32? { watcher?.descriptor }
 
     /// Loads the plugins that arrived in a plugin folder since the last look: a note for each,
     /// a warning for each refusal, and what their arrival replayed.
-    func takePushed() -> [Reply.Notice] {
+    package func takePushed() -> [Reply.Notice] {
         guard let watcher, watcher.drain() else { return [] }
         let (loaded, refused) = session.loader.rescan()
         var notices = loaded.map {
@@ -63,10 +63,10 @@ final class LocalBackend: ShellBackend {
         return notices + session.drainEvents().map(Reply.Notice.init)
     }
 
-    func grantRequests() -> [GrantRequest] { session.grantRequests() }
-    var remembersGrants: Bool { session.host.grantStore?.isWritable == true }
+    package func grantRequests() -> [GrantRequest] { session.grantRequests() }
+    package var remembersGrants: Bool { session.host.grantStore?.isWritable == true }
 
-    func answer(_ request: GrantRequest, granted: Bool) -> Reply {
+    package func answer(_ request: GrantRequest, granted: Bool) -> Reply {
         do {
             try session.host.grantStore?.record(request, granted: granted)
         } catch {

@@ -1,4 +1,7 @@
+import CoordClient
 import CoordProtocol
+import CoordSDK
+import CoordSession
 import Foundation
 
 /// One scene of a supervised front, as the front keeps it: its connection to the current
@@ -22,7 +25,7 @@ package final class SceneLink {
 
     /// The scene's name in every worker (and the key of its guest cart there).
     package let name: String
-    private let secrets: SecretPrompt
+    private let secrets: any SecretPrompting
     package private(set) var remote: RemoteBackend?
     package private(set) var route: String?
     /// The routes `back` goes through, ending with `route` (see `SceneCoordinator.pageTrail`).
@@ -36,7 +39,7 @@ package final class SceneLink {
     /// shows it); nil for a terminal's scene, whose client is the front itself.
     private let peer: Int32?
 
-    package init(name: String, secrets: SecretPrompt, resume: String? = nil, peer: Int32? = nil) {
+    package init(name: String, secrets: any SecretPrompting, resume: String? = nil, peer: Int32? = nil) {
         self.name = name
         self.peer = peer
         self.secrets = secrets

@@ -3,6 +3,7 @@ import CoordData
 import CoordLoading
 import CoordRuntime
 import CoordSDK
+import CoordSession
 import Foundation
 
 /// `coordsh plugin check PATH`: the contract suite against one plugin, run in child
@@ -31,7 +32,7 @@ public enum PluginCheck {
         if options.alone { extra.append("--alone") }
         if let config = options.configPath { extra += ["--config", config] }
         for directory in options.pluginDirectories { extra += ["--plugin-dir", directory] }
-        let runner = ContractRunner(executable: Shell.executablePath, timeout: options.timeout)
+        let runner = ContractRunner(executable: LoaderSetup.executablePath, timeout: options.timeout)
         let results = runner.check(options.path, extraArguments: extra) { result in
             if !options.json { FileHandle.standardOutput.write(Data((result.description + "\n").utf8)) }
         }
@@ -136,7 +137,7 @@ public enum PluginCheckChild {
         app.install(access: access)
         guard !options.alone else { return }
         let loader = PluginLoader(app: app)
-        Shell.configure(loader, config: config)
+        LoaderSetup.configure(loader, config: config)
         if let real = realpath(options.path, nil) {
             loader.excludedPaths = [String(cString: real)]
             free(real)
