@@ -79,7 +79,7 @@ final class FrontServer: ClientServing {
             version: WireProtocol.version, server: "coordsh", scene: scene.name, pid: Int(getpid()),
             route: hello?.route, page: hello?.page ?? [], plugins: hello?.plugins ?? [])))
         if supervisor.worker == nil {
-            link.send(.event(.init(text: "the app is stopped (\(supervisor.stoppedBecause ?? "it crashed")); 'restart' starts it again", warning: true)))
+            link.send(.event(.init(text: supervisor.stoppedLine, warning: true)))
         }
         pump()
     }
@@ -112,30 +112,27 @@ final class FrontServer: ClientServing {
     }
 
     private func run(id: Int, line: String, answers: [String], for client: Client) {
-        let words = line.split(separator: " ")
-        if words == ["plugins", "upgrade"] {
-            let notice = upgrade()
-            client.link.send(notice.warning
-                ? .error(id: id, code: "upgrade", message: notice.text)
-                : .result(.init(id: id, status: 0, lines: [notice.text], document: ["upgraded": notice.text], notices: [], error: nil,
-                                route: client.scene.route, quit: false, secret: false)))
+        // `restart` and `plugins upgrade` are the front's (as in the supervised shell).
+        if let command = FrontCommand(line: line) {
+            let answer = supervisor.answer(command, scenes: scenes)
+            switch answer {
+            case .done(let text):
+                if command == .restart {
+                    logger.notice("the app was started again by client \(client.link.id)")
+                    broadcast(.init(text: text, warning: false), except: client.link.id)
+                } else {
+                    logger.notice("\(text)")
+                }
+                client.link.send(.result(.init(id: id, status: 0, lines: [text], document: command == .upgrade ? ["upgraded": text] : nil, notices: [], error: nil,
+                                               route: client.scene.route, quit: false, secret: false)))
+            case .failed(let code, let message):
+                if command == .upgrade { logger.warning("\(message)") }
+                client.link.send(.error(id: id, code: code, message: message))
+            }
             return
         }
         guard let remote = client.scene.remote else {
-            guard words == ["restart"] else {
-                client.link.send(.error(id: id, code: "stopped", message: "the app is stopped (\(supervisor.stoppedBecause ?? "it crashed")); 'restart' starts it again"))
-                return
-            }
-            do {
-                try supervisor.restart(scenes)
-            } catch {
-                client.link.send(.error(id: id, code: "stopped", message: "restart: \(error)"))
-                return
-            }
-            logger.notice("the app was started again by client \(client.link.id)")
-            broadcast(.init(text: "the app was started again", warning: false), except: client.link.id)
-            client.link.send(.result(.init(id: id, status: 0, lines: ["the app was started again"], document: nil, notices: [], error: nil,
-                                           route: client.scene.route, quit: false, secret: false)))
+            client.link.send(.error(id: id, code: "stopped", message: supervisor.stoppedLine))
             return
         }
         do {

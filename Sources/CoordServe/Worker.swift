@@ -61,6 +61,7 @@ public enum Worker {
         }
         let host = AppHost(config: config, databaseOverride: database)
         host.grantStore = grants
+        host.hasFront = true
         let report = host.start(extraPluginDirectories: options.app.pluginDirectories, secrets: NoTerminalSecrets())
         let server = Server(host: host, logger: logger, settings: config.serve)
         server.servesTerminal = options.terminal

@@ -37,6 +37,9 @@ public final class AppHost {
     /// Always on in coordsh; only the benchmark turns it off, in its own process, to measure
     /// what the scoping costs next to the same app without it.
     public var scopesFeatures = true
+    /// This app runs in a process a front supervises (`coordsh-server worker`): the front
+    /// answers `restart` and `plugins upgrade`, and the sessions list them.
+    package var hasFront = false
 
     public init(config: Config, databaseOverride: String? = nil) {
         self.app = AppCoordinator()

@@ -11,9 +11,34 @@ struct Builtin {
     let summary: String
     let run: @MainActor (Session, [String]) throws -> CommandResult
 
-    static let all: [Builtin] = [
-        Builtin(name: "help", usage: "help [PREFIX [VERB] | ROUTE]", summary: "list commands, a feature's messages, one message or one page", run: help),
-        Builtin(name: "plugins", usage: "plugins [NAME | load PATH | rescan | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…]]", summary: "list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, or grant or take back what an outside one asks for", run: plugins),
+    /// The forms of `plugins`, declared once for its usage and its completion: each one's
+    /// first word (when not a placeholder) is a sub-command.
+    static let pluginsForms = ["NAME", "load PATH", "rescan", "allow NAME", "grant NAME [WHAT…]", "revoke NAME [WHAT…]"]
+
+    /// `plugins`' sub-commands, with `upgrade` where a supervising front answers it.
+    static func pluginsVerbs(supervised: Bool) -> [String] {
+        pluginsForms.compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0.lowercased() == $0 }
+            + (supervised ? [FrontCommand.upgrade.words[1]] : [])
+    }
+
+    /// The builtins of a session; `supervised`: the app runs in a process a front supervises,
+    /// which answers `restart` and `plugins upgrade` itself (`FrontCommand`), listed here so
+    /// that help and completion show them.
+    static func all(supervised: Bool) -> [Builtin] {
+        let forms = pluginsForms + (supervised ? [FrontCommand.upgrade.words[1]] : [])
+        var list = [
+            Builtin(name: "help", usage: "help [PREFIX [VERB] | ROUTE]", summary: "list commands, a feature's messages, one message or one page", run: help),
+            Builtin(name: "plugins", usage: "plugins [\(forms.joined(separator: " | "))]", summary: "list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, or grant or take back what an outside one asks for\(supervised ? "; upgrade: \(FrontCommand.upgrade.summary)" : "")", run: plugins),
+        ] + rest
+        if supervised {
+            list.insert(Builtin(name: FrontCommand.restart.usage, usage: FrontCommand.restart.usage, summary: FrontCommand.restart.summary) { _, _ in
+                throw FrontCommand.restart.unanswered(supervised: true)
+            }, at: list.count - 1)
+        }
+        return list
+    }
+
+    private static let rest: [Builtin] = [
         Builtin(name: "pages", usage: "pages", summary: "list every registered route with its parameters", run: pages),
         Builtin(name: "open", usage: "open ROUTE", summary: "open a page: feature/page key=value … or coordsh://feature/page?key=value", run: open),
         Builtin(name: "back", usage: "back", summary: "go back to the previous page", run: back),
@@ -161,6 +186,7 @@ struct Builtin {
     }
 
     static func plugins(_ session: Session, _ args: [String]) throws -> CommandResult {
+        if args == [FrontCommand.upgrade.words[1]] { throw FrontCommand.upgrade.unanswered(supervised: session.host.hasFront) }
         if args.first == "rescan" {
             try noArguments("plugins rescan", Array(args.dropFirst()))
             let (loaded, refused) = session.loader.rescan()

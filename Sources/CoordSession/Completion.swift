@@ -29,7 +29,11 @@ extension Session {
             }
             return []
         case "plugins":
-            return rest.isEmpty ? ["load"] : []
+            let names = loader.loaded.map(\.origin.name)
+            if rest.isEmpty { return Builtin.pluginsVerbs(supervised: host.hasFront) + names }
+            if rest.count == 1, GrantCommand.Verb(rawValue: rest[0]) != nil { return names }
+            if rest == ["allow"] { return loader.quarantine.map { Array($0.entries().keys) } ?? [] }
+            return []
         case "open":
             if rest.isEmpty { return routeNames }
             let parts = rest[0].split(separator: "/").map(String.init)

@@ -34,7 +34,7 @@ public final class Session {
         self.host = host
         self.peer = peer
         self.scene = host.app.makeScene(identifier: identifier)
-        self.builtins = Builtin.all
+        self.builtins = Builtin.all(supervised: host.hasFront)
         scene.eventSink = { [weak self] event in self?.pendingEvents.append(event) }
     }
 

@@ -45,14 +45,20 @@ package final class SupervisedBackend: ShellBackend {
     package var route: String? { scene.route }
 
     package func run(_ line: String) -> Reply {
-        let words = line.split(separator: " ")
-        if words == ["plugins", "upgrade"] {
-            let notice = supervisor.upgrade([scene])
-            if notice.isWarning { return Reply(notices: scene.pending.drain(), error: ShellError(notice.text, code: "upgrade", status: .failure)) }
-            return Reply(result: CommandResult(lines: [notice.text]), notices: scene.pending.drain())
+        // `restart` and `plugins upgrade` are the front's (as in a supervised `serve`).
+        if let command = FrontCommand(line: line) {
+            switch supervisor.answer(command, scenes: [scene]) {
+            case .done(let text) where command == .restart:
+                // At the terminal a restart is a note: the page it comes back on is the output.
+                return Reply(notices: [.init(text: text, isWarning: false)] + scene.pending.drain())
+            case .done(let text):
+                return Reply(result: CommandResult(lines: [text]), notices: scene.pending.drain())
+            case .failed(let code, let message):
+                return Reply(notices: scene.pending.drain(), error: ShellError(message, code: code, status: .failure))
+            }
         }
-        guard let remote = scene.remote else { return stopped(line) }
-        if let verb = words.first == "plugins" ? words.dropFirst().first.flatMap({ GrantCommand.Verb(rawValue: String($0)) }) : nil {
+        guard let remote = scene.remote else { return Reply(error: ShellError(supervisor.stoppedLine, code: "stopped", status: .failure)) }
+        if let verb = (try? Words.split(line)).flatMap({ $0.first == "plugins" && $0.count > 1 ? GrantCommand.Verb(rawValue: $0[1]) : nil }) {
             return changeGrants(verb, line, remote)
         }
         let reply = remote.run(line)
@@ -62,19 +68,6 @@ package final class SupervisedBackend: ShellBackend {
         }
         scene.note()
         return reply
-    }
-
-    /// The app is stopped: only `restart` does anything.
-    private func stopped(_ line: String) -> Reply {
-        guard line.trimmingCharacters(in: .whitespaces) == "restart" else {
-            return Reply(error: ShellError("the app is stopped (\(supervisor.stoppedBecause ?? "it crashed")); 'restart' starts it again", code: "stopped", status: .failure))
-        }
-        do {
-            try supervisor.restart([scene])
-        } catch {
-            return Reply(error: ShellError("restart: \(error)", code: "stopped", status: .failure))
-        }
-        return Reply(notices: [.init(text: "the app was started again", isWarning: false)] + scene.pending.drain())
     }
 
     /// The worker died: what it was running and how, then where the session is now.

@@ -121,7 +121,7 @@ package final class Supervisor {
     /// worker.
     package func attach(_ scene: SceneLink) throws {
         guard let worker else {
-            throw WorkerProcess.Failure(description: "the app is stopped (\(stoppedBecause ?? "it crashed")); 'restart' starts it again")
+            throw WorkerProcess.Failure(description: stoppedLine)
         }
         do {
             adopt(worker, scenes: [scene], built: [try scene.build(in: worker, timeout: answerTimeout)])

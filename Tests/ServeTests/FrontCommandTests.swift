@@ -1,0 +1,48 @@
+import CoordClient
+import Foundation
+import TestSupport
+import Testing
+
+/// `restart` and `plugins upgrade` are answered by a supervising front — the supervised shell
+/// and a supervised `serve` alike — and declared once (`FrontCommand`): they are in `help` and
+/// completion wherever they work, say why in one line where they do not, and `plugins`
+/// completes every one of its sub-commands.
+@Suite("The front's own commands", .serialized)
+struct FrontCommandTests {
+    @Test("help and a script: the supervised shell lists restart and plugins upgrade, a restart while the app runs says so in one line; one process lists neither and says why an upgrade cannot be")
+    func helpAndAnswers() throws {
+        let server = try ServeTests.Server()
+        defer { _ = try? server.stop() }
+        let script = "help\nrestart\nplugins upgrade\necho done\n"
+        let supervised = try server.coordsh(["--supervised", "--keep-going", "--db", server.database], input: script)
+        #expect(supervised.stdout.contains("restart") && supervised.stdout.contains("start the app process again after crashes stopped it"), "\(supervised.stdout)")
+        #expect(supervised.stdout.contains("plugins [NAME | load PATH | rescan | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…] | upgrade]"), "\(supervised.stdout)")
+        // An upgrade with nothing new to load is refused, as it always was; the restart in one line.
+        #expect(supervised.stderr == """
+            coordsh: error: restart: the app is running; 'restart' starts it again only once crashes have stopped it
+            coordsh: error: upgrade failed: the new app process loaded no new plugin version; the running version keeps serving
+
+            """, "\(supervised.stderr)")
+        #expect(supervised.stdout.hasSuffix("done\n") && supervised.status == 1, "\(supervised.stdout)")
+
+        let single = try server.coordsh(["--single-process", "--keep-going", "--db", server.database], input: script)
+        #expect(!single.stdout.contains("restart") && !single.stdout.contains("upgrade"), "\(single.stdout)")
+        #expect(single.stdout.contains("plugins [NAME | load PATH | rescan | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…]]"), "\(single.stdout)")
+        #expect(single.stderr.contains("coordsh: error: plugins upgrade: this app runs in this very process (--single-process); start it again to load new plugin versions, or run it supervised (the default)"), "\(single.stderr)")
+        #expect(single.stdout.hasSuffix("done\n"), "\(single.stdout)")
+    }
+
+    @Test("completion: every sub-command of plugins and the loaded plugins' names; restart and upgrade only where a front answers them", arguments: [true, false])
+    func completion(supervised: Bool) throws {
+        let server = try ServeTests.Server(arguments: supervised ? [] : ["--single-process"])
+        defer { _ = try? server.stop() }
+        let client = try ServeTests.attach(server)
+        let verbs = try ServeTests.complete(client, "plugins ", word: "")
+        for verb in ["load", "rescan", "allow", "grant", "revoke", "cart", "payment"] {
+            #expect(verbs.contains(verb), "\(supervised): \(verbs)")
+        }
+        #expect(verbs.contains("upgrade") == supervised, "\(supervised): \(verbs)")
+        #expect(try ServeTests.complete(client, "re", word: "re").contains("restart") == supervised)
+        #expect(try ServeTests.complete(client, "plugins grant ", word: "").contains("cart"))
+    }
+}
