@@ -89,7 +89,7 @@ let package = Package(
         // completion, replies — in this process, with no terminal and no transport. What the
         // worker and `serve` run; the local side of the scene seam (`ShellBackend`).
         .target(name: "CoordSession", dependencies: [
-            sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData",
+            sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordProtocol",
         ]),
         // The client: a scene of a server over its socket (`coordsh connect`, the supervised
         // shell's and server's link to their worker).

@@ -101,7 +101,7 @@ package final class RemoteBackend: ShellBackend {
 
     /// The reply as the server's own shell would have printed it.
     static func reply(_ result: ServerReply.RunResult) -> Reply {
-        let notices = result.notices.map { Reply.Notice(text: $0.text, isWarning: $0.warning) }
+        let notices = result.notices
         if let error = result.error {
             let status: ShellError.Status = result.status == 2 ? .usage : .failure
             var reply = Reply(notices: notices, error: ShellError(error.message, code: error.code, status: status))
@@ -133,7 +133,7 @@ package final class RemoteBackend: ShellBackend {
     package var watchDescriptor: Int32? { connection.descriptor }
 
     package func takePushed() -> [Reply.Notice] {
-        connection.takePushed().map { Reply.Notice(text: $0.text, isWarning: $0.warning) }
+        connection.takePushed()
     }
 
     /// A served app's grants are its operator's (the config's `[plugins.grants]`): a client

@@ -136,8 +136,8 @@ public final class ServerConnection {
                 switch reply {
                 case .event(let notice): pushed.append(notice)
                 case .upgrade(let text): upgradeOffers.append(text)
-                case .goodbye(let reason): pushed.append(.init(text: "server: \(reason)", warning: true)); closedReason = reason
-                case .error(_, _, let message): pushed.append(.init(text: "server: \(message)", warning: true))
+                case .goodbye(let reason): pushed.append(.init(text: "server: \(reason)", isWarning: true, kind: .server)); closedReason = reason
+                case .error(_, _, let message): pushed.append(.init(text: "server: \(message)", isWarning: true, kind: .server))
                 default: break
                 }
             }

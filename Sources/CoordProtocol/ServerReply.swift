@@ -32,15 +32,15 @@ public enum ServerReply: Sendable {
         /// interactive start.
         public let route: String?
         public let page: [String]
-        /// The plugins the app loaded, as "NAME VERSION": how a supervised front sees that a
-        /// new worker has the upgraded plugin (and not only the others).
-        public let plugins: [String]
+        /// The plugins the app loaded: how a supervised front sees that a new worker has the
+        /// upgraded plugin (and not only the others).
+        public let plugins: [PluginIdentity]
         /// From a worker to its front only: what opening the scene said (start-up warnings,
         /// refused plugins, the resumed login), inside the hello so that the front has them
         /// before its first prompt. A server sends them as `event`s after the hello instead.
         public let notices: [Notice]
         public init(
-            version: Int, server: String, scene: String, pid: Int, route: String?, page: [String], plugins: [String] = [],
+            version: Int, server: String, scene: String, pid: Int, route: String?, page: [String], plugins: [PluginIdentity] = [],
             notices: [Notice] = []
         ) {
             self.plugins = plugins
@@ -54,15 +54,8 @@ public enum ServerReply: Sendable {
         }
     }
 
-    /// A note (or a warning, for a message that will never be delivered).
-    public struct Notice: Sendable, Equatable {
-        public let text: String
-        public let warning: Bool
-        public init(text: String, warning: Bool) {
-            self.text = text
-            self.warning = warning
-        }
-    }
+    /// A notice, as every layer passes it (`CoordProtocol.Notice`).
+    public typealias Notice = CoordProtocol.Notice
 
     /// One command's outcome, as the shell would print it: text lines, the `--json` document,
     /// notices, and the exit status with the error line for a failure.
@@ -116,12 +109,12 @@ public enum ServerReply: Sendable {
         switch self {
         case .hello(let h):
             return ["type": "hello", "version": h.version, "server": h.server, "scene": h.scene, "pid": h.pid,
-                    "route": h.route ?? NSNull(), "page": h.page, "plugins": h.plugins]
-                .merging(h.notices.isEmpty ? [:] : ["notices": h.notices.map { ["text": $0.text, "warning": $0.warning] }]) { $1 }
+                    "route": h.route ?? NSNull(), "page": h.page, "plugins": h.plugins.map(\.description)]
+                .merging(h.notices.isEmpty ? [:] : ["notices": h.notices.map(\.object)]) { $1 }
         case .result(let r):
             var o: [String: Any] = [
                 "type": "result", "id": r.id, "ok": r.error == nil, "status": r.status,
-                "notices": r.notices.map { ["text": $0.text, "warning": $0.warning] }, "quit": r.quit, "secret": r.secret,
+                "notices": r.notices.map(\.object), "quit": r.quit, "secret": r.secret,
             ]
             // A failure prints nothing on stdout: it has no `lines` (PROTOCOL.md).
             if r.error == nil { o["lines"] = r.lines }
@@ -137,7 +130,7 @@ public enum ServerReply: Sendable {
         case .completions(let id, let candidates):
             return ["type": "completions", "id": id, "candidates": candidates]
         case .event(let notice):
-            return ["type": "event", "text": notice.text, "warning": notice.warning]
+            return notice.object.merging(["type": "event"]) { $1 }
         case .error(let id, let code, let message):
             var o: [String: Any] = ["type": "error", "code": code, "message": message]
             if let id { o["id"] = id }
@@ -153,7 +146,17 @@ public enum ServerReply: Sendable {
     static func notices(in object: [String: Any]) throws(ProtocolError) -> [Notice] {
         try (object["notices"] as? [Any] ?? []).map { item throws(ProtocolError) -> Notice in
             guard let n = item as? [String: Any] else { throw ProtocolError("reply", "a notice must be an object") }
-            return Notice(text: try Fields(n).string("text"), warning: try Fields(n).bool("warning"))
+            return Notice(text: try Fields(n).string("text"), isWarning: try Fields(n).bool("warning"), kind: try Notice.kind(in: n))
+        }
+    }
+
+    /// The `plugins` of a hello: each "NAME VERSION", or the frame is malformed.
+    static func plugins(in fields: Fields) throws(ProtocolError) -> [PluginIdentity] {
+        try (fields.optionalStrings("plugins") ?? []).map { text throws(ProtocolError) -> PluginIdentity in
+            guard let plugin = PluginIdentity(wire: text) else {
+                throw ProtocolError("reply", "a plugin in a hello must be \"NAME VERSION\", not '\(Fields.clip(text))'")
+            }
+            return plugin
         }
     }
 
@@ -166,7 +169,7 @@ public enum ServerReply: Sendable {
             return .hello(Hello(version: try f.int("version"), server: try f.optionalString("server") ?? "",
                                 scene: try f.string("scene"), pid: try f.optionalInt("pid") ?? 0,
                                 route: try f.optionalString("route"), page: try f.optionalStrings("page") ?? [],
-                                plugins: try f.optionalStrings("plugins") ?? [], notices: try notices(in: object)))
+                                plugins: try plugins(in: f), notices: try notices(in: object)))
         case "result":
             var error: (code: String, message: String)?
             if let e = object["error"] as? [String: Any] {
@@ -188,7 +191,7 @@ public enum ServerReply: Sendable {
         case "completions":
             return .completions(id: try f.int("id"), candidates: try f.optionalStrings("candidates") ?? [])
         case "event":
-            return .event(Notice(text: try f.string("text"), warning: (object["warning"] as? Bool) ?? false))
+            return .event(Notice(text: try f.string("text"), isWarning: (object["warning"] as? Bool) ?? false, kind: try Notice.kind(in: object)))
         case "error":
             return .error(id: try f.optionalInt("id"), code: try f.string("code"), message: try f.string("message"))
         case "goodbye":

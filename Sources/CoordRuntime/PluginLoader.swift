@@ -430,7 +430,7 @@ public final class PluginLoader {
 
     private func checkNotQuarantined(_ name: String, file: PluginFile) throws(PluginRefusal) {
         if let reason = quarantine?.entries()[name] {
-            throw PluginRefusal(path: file.path, kind: .quarantined, reason: "quarantined: \(reason); 'plugins allow \(name)' lets it load again")
+            throw PluginRefusal(path: file.path, kind: .quarantined, reason: "quarantined: \(reason); 'plugins allow \(name)' lets it load again", plugin: name)
         }
     }
 

@@ -79,7 +79,7 @@ final class FrontServer: ClientServing {
             version: WireProtocol.version, server: "coordsh", scene: scene.name, pid: Int(getpid()),
             route: hello?.route, page: hello?.page ?? [], plugins: hello?.plugins ?? [])))
         if supervisor.worker == nil {
-            link.send(.event(.init(text: supervisor.stoppedLine, warning: true)))
+            link.send(.event(.init(text: supervisor.stoppedLine, isWarning: true)))
         }
         pump()
     }
@@ -119,7 +119,7 @@ final class FrontServer: ClientServing {
             case .done(let text):
                 if command == .restart {
                     logger.notice("the app was started again by client \(client.link.id)")
-                    broadcast(.init(text: text, warning: false), except: client.link.id)
+                    broadcast(.init(text: text, isWarning: false), except: client.link.id)
                 } else {
                     logger.notice("\(text)")
                 }
@@ -165,7 +165,7 @@ final class FrontServer: ClientServing {
             } else {
                 // Whose doing it was: another client's command, or nobody's (a kill from outside).
                 let whose = running == nil ? "" : "another client's command: "
-                client.link.send(.event(.init(text: whose + message + (restarted ? "; your scene was restored" + place : ""), warning: true)))
+                client.link.send(.event(.init(text: whose + message + (restarted ? "; your scene was restored" + place : ""), isWarning: true)))
             }
         }
     }
@@ -174,7 +174,7 @@ final class FrontServer: ClientServing {
     private func upgrade() -> ServerReply.Notice {
         let notice = supervisor.upgrade(scenes)
         if notice.isWarning { logger.warning("\(notice.text)") } else { logger.notice("\(notice.text)") }
-        return .init(text: notice.text, warning: notice.isWarning)
+        return notice
     }
 
     /// What arrived from the worker between requests goes to its clients; a worker that
@@ -192,11 +192,11 @@ final class FrontServer: ClientServing {
             crashed(running: nil)
         } else if let offer = offers.first {
             logger.notice("\(offer)")
-            broadcast(.init(text: offer, warning: false), except: nil)
+            broadcast(.init(text: offer, isWarning: false), except: nil)
             broadcast(upgrade(), except: nil)
         }
         for client in clients.values {
-            for notice in client.scene.pending.drain() { client.link.send(.event(.init(text: notice.text, warning: notice.isWarning))) }
+            for notice in client.scene.pending.drain() { client.link.send(.event(notice)) }
         }
     }
 

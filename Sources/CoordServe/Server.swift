@@ -41,14 +41,14 @@ final class Server: ClientServing {
     /// a restart: the front can start a new worker with it (see `ServerReply.upgrade`).
     var offersUpgrades = false
     /// Told to each client right after its hello (a worker's start-up warnings and refusals).
-    var startNotices: [String] = []
+    var startNotices: [Notice] = []
 
     init(host: AppHost, logger: Logger, settings: Config.ServeSettings) {
         self.host = host
         self.logger = logger
         self.settings = settings
         self.guestTag = "\(getpid())-\(Int(Date().timeIntervalSince1970))"
-        host.onAppEvent = { [unowned self] event in broadcast(.init(text: event.description, warning: event.isFailure)) }
+        host.onAppEvent = { [unowned self] event in broadcast(Notice(event)) }
     }
 
     // MARK: Connections
@@ -71,16 +71,16 @@ final class Server: ClientServing {
             page = session.run("open \(Words.quote(home))").result.lines
         }
         logger.info("client \(link.id) connected: pid \(link.pid), scene \(session.scene.identifier), \(clients.count) attached")
-        var notices = startNotices.map { ServerReply.Notice(text: $0, warning: true) }
+        var notices = startNotices
         if let resume {
             let notice = session.resume(token: resume)
-            notices.append(.init(text: notice.text, warning: notice.isWarning))
+            notices.append(notice)
         }
         // A worker's front gets them inside the hello, before its first prompt (see `Hello`).
         link.send(.hello(.init(
             version: WireProtocol.version, server: "coordsh", scene: session.scene.identifier, pid: Int(getpid()),
             route: session.currentRoute, page: page,
-            plugins: host.loader.loaded.map { "\($0.origin.name) \($0.origin.version)" }, notices: takesSceneNames ? notices : [])))
+            plugins: host.loader.loaded.map { PluginIdentity(name: $0.origin.name, version: $0.origin.version) }, notices: takesSceneNames ? notices : [])))
         if !takesSceneNames {
             for notice in notices { link.send(.event(notice)) }
         }
@@ -137,7 +137,7 @@ final class Server: ClientServing {
         ServerReply.RunResult(
             id: id, status: Int(reply.status), lines: reply.error == nil ? reply.result.lines : [],
             document: reply.document,
-            notices: reply.notices.map { .init(text: $0.text, warning: $0.isWarning) },
+            notices: reply.notices,
             error: reply.error.map { ($0.code, $0.message) }, route: session.currentRoute, quit: reply.result.quit,
             secret: secret, resume: session.scene.sceneService(Services.user)?.sessionToken,
             queued: session.queuedCommands(), trail: session.pageTrail())
@@ -155,7 +155,7 @@ final class Server: ClientServing {
     func pushPending(except id: Int?) {
         for (key, client) in clients where key != id {
             for event in client.session.drainEvents() {
-                client.link.send(.event(.init(text: event.description, warning: event.isFailure)))
+                client.link.send(.event(Notice(event)))
             }
         }
     }
@@ -165,7 +165,7 @@ final class Server: ClientServing {
         let (loaded, refused) = host.loader.rescan()
         for plugin in loaded {
             logger.notice("loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)")
-            broadcast(.init(text: "loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)", warning: false))
+            broadcast(.init(text: "loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)", isWarning: false))
         }
         for refusal in refused {
             if offersUpgrades, refusal.kind == .needsRestart {
@@ -174,7 +174,7 @@ final class Server: ClientServing {
                 continue
             }
             logger.warning("\(refusal.description)")
-            broadcast(.init(text: refusal.description, warning: true))
+            broadcast(.init(text: refusal.description, isWarning: true, kind: .pluginRefused))
         }
         pushPending(except: nil)
     }

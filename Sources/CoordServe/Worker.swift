@@ -71,8 +71,9 @@ public enum Worker {
         server.runningMarker = marker
         // What starting said is told to each scene after its hello, as the in-process shell
         // prints it at start.
-        server.startNotices = (sandbox.warning.map { [$0] } ?? []) + (report.databaseWarning.map { ["warning: \($0)"] } ?? [])
-            + report.refusals.map(\.description)
+        server.startNotices = (sandbox.warning.map { [$0] } ?? []).map { Notice(text: $0, isWarning: true) }
+            + (report.databaseWarning.map { [Notice(text: "warning: \($0)", isWarning: true)] } ?? [])
+            + report.refusals.map { Notice(text: $0.description, isWarning: true, kind: .pluginRefused) }
         let control = options.descriptor
         let ids = ConnectionCounter()
 

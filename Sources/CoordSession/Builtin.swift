@@ -215,7 +215,7 @@ struct Builtin {
             }
             var lines = ["plugin \(name) is no longer quarantined"]
             // Load it now from where it was refused.
-            for refusal in session.loader.refused where refusal.kind == .quarantined && refusal.reason.contains("'plugins allow \(name)'") {
+            for refusal in session.loader.refused where refusal.kind == .quarantined && refusal.plugin == name {
                 do {
                     let plugin = try session.loader.load(refusal.path)
                     lines.append("loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)")

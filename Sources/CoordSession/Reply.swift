@@ -1,3 +1,4 @@
+import CoordProtocol
 import CoordSDK
 
 /// Everything one command line produced, before anybody prints it: the shell prints it to a
@@ -5,20 +6,8 @@ import CoordSDK
 /// way. One value for both is what keeps `coordsh connect` looking like the shell itself.
 public struct Reply {
     /// Something the user is told besides the result: a note, or a warning for a message that
-    /// will never be delivered.
-    public struct Notice: Equatable, Sendable {
-        public let text: String
-        public let isWarning: Bool
-
-        public init(text: String, isWarning: Bool) {
-            self.text = text
-            self.isWarning = isWarning
-        }
-
-        public init(_ event: DispatchEvent) {
-            self.init(text: event.description, isWarning: event.isFailure)
-        }
-    }
+    /// will never be delivered — the protocol's own type, so that it crosses a socket as it is.
+    public typealias Notice = CoordProtocol.Notice
 
     /// The result's text lines and JSON document (empty for a failure).
     public var result: CommandResult
@@ -73,5 +62,12 @@ extension Session {
         } catch {
             return Reply(notices: drainEvents().map(Reply.Notice.init), error: error)
         }
+    }
+}
+
+extension Notice {
+    /// A dispatch event as the person is told it.
+    public init(_ event: DispatchEvent) {
+        self.init(text: event.description, isWarning: event.isFailure)
     }
 }

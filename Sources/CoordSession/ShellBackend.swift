@@ -59,7 +59,7 @@ package final class LocalBackend: ShellBackend {
         var notices = loaded.map {
             Reply.Notice(text: "loaded plugin \($0.origin.name) \($0.origin.version) from \($0.origin.path)", isWarning: false)
         }
-        notices += refused.map { Reply.Notice(text: $0.description, isWarning: true) }
+        notices += refused.map { Reply.Notice(text: $0.description, isWarning: true, kind: .pluginRefused) }
         return notices + session.drainEvents().map(Reply.Notice.init)
     }
 

@@ -92,7 +92,7 @@ package final class SupervisedBackend: ShellBackend {
         guard let remote = scene.remote, let worker = supervisor.worker else { return notices }
         // The set's readiness is cleared; the connections themselves say what arrived.
         coordsh_watchset_drain(supervisor.watchSet)
-        notices += remote.takePushed().filter { !$0.text.hasPrefix("server: ") }
+        notices += remote.takePushed().filter { $0.kind != .server }
         if scene.isBroken || worker.hasEnded {
             notices.append(.init(text: crashed(), isWarning: true))
             return notices + scene.pending.drain()

@@ -1,5 +1,6 @@
 import CWatchSet
 import CoordClient
+import CoordProtocol
 import CoordRuntime
 import CoordSession
 import Foundation
@@ -209,9 +210,8 @@ package final class Supervisor {
         } catch {
             return .init(text: "upgrade failed: \(error)\(keeps)", isWarning: true)
         }
-        let refusals = candidate.startNotices.filter(\.warning).map(\.text)
-        let names = { (plugins: [String]) in Set(plugins.map { $0.split(separator: " ").first.map(String.init) ?? $0 }) }
-        let lost = names(old.plugins).subtracting(names(candidate.plugins)).sorted()
+        let refusals = candidate.startNotices.filter(\.isWarning).map(\.text)
+        let lost = Set(old.plugins.map(\.name)).subtracting(candidate.plugins.map(\.name)).sorted()
         let changed = candidate.plugins.filter { !old.plugins.contains($0) }
         guard lost.isEmpty, !changed.isEmpty || grantsChanged else {
             candidate.stop()
@@ -235,11 +235,10 @@ package final class Supervisor {
         // The old worker ends before its scenes' connections are let go (see `terminate`).
         old.terminate()
         adopt(candidate, scenes: scenes, built: built)
-        let was = { (plugin: String) in
-            let name = plugin.split(separator: " ").first.map(String.init) ?? plugin
-            return old.plugins.first { $0.hasPrefix(name + " ") }.map { " (was \($0.dropFirst(name.count + 1)))" } ?? " (new)"
+        let was = { (plugin: PluginIdentity) in
+            old.plugins.first { $0.name == plugin.name }.map { " (was \($0.version))" } ?? " (new)"
         }
-        let list = changed.map { $0 + was($0) }.joined(separator: ", ")
+        let list = changed.map { $0.description + was($0) }.joined(separator: ", ")
         let handed = scenes.count == 1 ? "the session was handed over" : "\(scenes.count) scenes were handed over"
         if grantsChanged, changed.isEmpty { return .init(text: "\(handed) to a new app process, which holds the grants as they are now", isWarning: false) }
         return .init(text: "upgraded: \(list); \(handed) to the new app process", isWarning: false)

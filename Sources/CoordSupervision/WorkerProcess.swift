@@ -26,7 +26,7 @@ package final class WorkerProcess {
     /// reads as closed once the worker is gone.
     let control: Int32
     /// The plugins it loaded ("NAME VERSION"), from its first hello (see `probe`, `learn`).
-    package private(set) var plugins: [String] = []
+    package private(set) var plugins: [PluginIdentity] = []
     /// What it said at start-up (refused plugins, a database warning).
     private(set) var startNotices: [ServerReply.Notice] = []
     /// Where the worker notes the command it is running (see `RunningMarker`).
@@ -117,7 +117,7 @@ package final class WorkerProcess {
     }
 
     /// What its first scene's hello said it loaded (when it was not probed).
-    func learn(plugins: [String]) {
+    func learn(plugins: [PluginIdentity]) {
         self.plugins = plugins
     }
 

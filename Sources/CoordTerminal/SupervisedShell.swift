@@ -42,7 +42,7 @@ extension Shell {
         let notices = backend.takePushed()
         printNotices(notices)
         if options.strictPlugins {
-            let refused = notices.filter { $0.isWarning && $0.text.hasPrefix("refused plugin ") }.count
+            let refused = notices.filter { $0.kind == .pluginRefused }.count
             if refused > 0 {
                 printError("--strict-plugins: \(refused) plugin\(refused == 1 ? " was" : "s were") refused", code: "plugin")
                 backend.stop()

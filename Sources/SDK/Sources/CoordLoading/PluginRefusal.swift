@@ -10,6 +10,9 @@ public struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible
     public let reason: String
     /// A stable machine-readable kind, for `--json`, the verdict cache and tests.
     public let kind: Kind
+    /// The plugin's name, when the refusal knew it (a quarantined plugin: the name
+    /// `plugins allow` takes); nil when the file was refused before its name was read.
+    public let plugin: String?
 
     public enum Kind: String, Sendable, Codable, CaseIterable {
         // The file itself, before anything is mapped.
@@ -47,10 +50,11 @@ public struct PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible
         case quarantined = "quarantined"
     }
 
-    public init(path: String, kind: Kind, reason: String) {
+    public init(path: String, kind: Kind, reason: String, plugin: String? = nil) {
         self.path = path
         self.kind = kind
         self.reason = reason
+        self.plugin = plugin
     }
 
     public var description: String { "refused plugin \(path): \(reason)" }
