@@ -4,8 +4,8 @@
 import PackageDescription
 
 let sdk = Target.Dependency.product(name: "CoordSDK", package: "SDK")
-/// The shop's shared model and service keys: the four bundled plugins, and the host for what it
-/// gives each scene (a guest cart) and reads back (who is logged in).
+/// The shop's shared model and service keys, for the four bundled plugins (the host knows no shop
+/// type: a scene's visitor and login cross through the SDK's `SceneVisitor` and `SceneLogins`).
 /// Its own package (Sources/Shop), so that its image links libCoordSDK.so rather than a copy.
 let shop = Target.Dependency.product(name: "CoordShop", package: "Shop")
 
@@ -89,7 +89,7 @@ let package = Package(
         // completion, replies — in this process, with no terminal and no transport. What the
         // worker and `serve` run; the local side of the scene seam (`ShellBackend`).
         .target(name: "CoordSession", dependencies: [
-            sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordProtocol",
+            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordProtocol",
         ]),
         // The client: a scene of a server over its socket (`coordsh connect`, the supervised
         // shell's and server's link to their worker).
@@ -104,7 +104,7 @@ let package = Package(
         // The terminal: the line editor, the prompt, the password prompt and the loop that
         // drives a scene (local, remote or supervised) in batch or interactively.
         .target(name: "CoordTerminal", dependencies: [
-            sdk, shop, "CoordRuntime", "CoordData", "CoordSession", "CoordClient", "CoordSupervision", "CoordProtocol", "CLineEdit",
+            sdk, "CoordRuntime", "CoordData", "CoordSession", "CoordClient", "CoordSupervision", "CoordProtocol", "CLineEdit",
         ]),
         // The plugin author's tools: `plugin check` (the contract suite in a child) and
         // `plugin new`.
@@ -114,7 +114,7 @@ let package = Package(
         ]),
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [
-            sdk, shop, "CoordSession", "CoordClient", "CoordSupervision", "CoordRuntime", "CoordProtocol", "CSocketPass", "CWatchSet",
+            sdk, "CoordSession", "CoordClient", "CoordSupervision", "CoordRuntime", "CoordProtocol", "CSocketPass", "CWatchSet",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -133,11 +133,11 @@ let package = Package(
         // Installed in PREFIX/bin, each finds libCoordSDK.so in PREFIX/lib/coordsh; in the
         // build tree the library sits beside it ($ORIGIN, SwiftPM's own rpath).
         .executableTarget(
-            name: "coordsh", dependencies: ["CoordCLI"],
+            name: "coordsh", dependencies: ["CoordCLI", shop],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/coordsh"])]),
         .executableTarget(
             name: "coordsh-server",
-            dependencies: ["CoordCLI", "CoordServe", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CoordCLI", "CoordServe", shop, .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/coordsh"])]),
         // The shipped catalog (config/catalog.json, a symlink) is compiled in: the shop works
         // with no config file anywhere.

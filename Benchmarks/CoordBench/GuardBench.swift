@@ -1,6 +1,6 @@
 import CoordRuntime
+import CoordSDK
 import CoordSession
-import CoordShop
 import Foundation
 
 /// What scoping each feature's data and services costs (issue 34): the shop's cart cycle —
@@ -30,7 +30,7 @@ enum GuardBench {
             host.vettingExecutable = env.coordsh
             host.scopesFeatures = scoped
             _ = host.start(extraPluginDirectories: [], secrets: NoTerminalSecrets())
-            return (host, host.openSession(identifier: "bench", guestCart: GuestCart(owner: .guest("bench-\(name)"), endsWithScene: true)))
+            return (host, host.openSession(identifier: "bench", visitor: SceneVisitor(key: "bench-\(name)", endsWithScene: true)))
         }
         defer {
             for name in ["scoped", "plain", "control"] {

@@ -1,7 +1,6 @@
 import CoordProtocol
 import CoordRuntime
 import CoordSDK
-import CoordShop
 import CoordSession
 import CoordClient
 import Foundation
@@ -197,7 +196,7 @@ enum ServeBench {
         guard report.databaseWarning == nil, host.app.features.features.count == 4 else {
             throw Failure(description: "the in-process app did not start as coordsh does: \(report.databaseWarning ?? "") \(report.refusals) \(host.app.features.features.map(\.definition.name))")
         }
-        return (host, host.openSession(identifier: "bench", guestCart: GuestCart(owner: .guest("bench"), endsWithScene: true)))
+        return (host, host.openSession(identifier: "bench", visitor: SceneVisitor(key: "bench", endsWithScene: true)))
     }
 
     @MainActor

@@ -4,6 +4,8 @@
 // peak memory, and commands through `coordsh serve`'s socket against the same in-process. Every figure is a median of repeated runs, and each is measured next to
 // its baseline in the same run and reported as a ratio: on a shared machine absolute times
 // drift, ratios hold better. BENCHMARKS.md records a run and what the figures mean.
+// The shop's shared image, mapped as coordsh maps it, for the apps run in this process.
+import CoordShop
 import Foundation
 
 let environment = try BenchEnvironment()

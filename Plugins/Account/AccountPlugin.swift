@@ -19,6 +19,11 @@ final class AccountPlugin: CoordPlugin {
                     service.attach(dependencies)
                     return service
                 },
+                // Guarded too: the host's way to a scene's login token, read by it alone.
+                ServiceProvision(Services.sceneLogins, guarded: true) { dependencies in
+                    service.attach(dependencies)
+                    return AccountSceneLogins(accounts: service)
+                },
             ],
             // The person's password prompt and the host's hashing: the two secrets it handles.
             uses: [.service("secrets"), .service("passwords")],

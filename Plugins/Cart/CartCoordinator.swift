@@ -70,19 +70,21 @@ final class CartCoordinator: Coordinator {
         dependencies?[Services.user].map { .user($0.id) } ?? guest(dependencies)
     }
 
+    /// The scene's guest cart: its visitor's (the host says who the scene is for).
     static func guest(_ dependencies: AppDependency?) -> CartOwner {
-        dependencies?[Services.guestCart]?.owner ?? .sharedGuest
+        dependencies?[Services.visitor].map { .guest($0.key) } ?? .sharedGuest
     }
 
     /// A client's guest cart is its scene's alone: when the scene closes, it goes too.
     override func sceneWillClose() {
-        guard let guestCart = dependencies?[Services.guestCart], guestCart.endsWithScene,
+        guard let visitor = dependencies?[Services.visitor], visitor.endsWithScene,
             let carts = try? carts("cart")
         else { return }
+        let owner = CartOwner.guest(visitor.key)
         do {
-            try carts.discard(guestCart.owner)
+            try carts.discard(owner)
         } catch {
-            report(.note("cart: could not discard the guest cart \(guestCart.owner): \(error)"))
+            report(.note("cart: could not discard the guest cart \(owner): \(error)"))
         }
     }
 

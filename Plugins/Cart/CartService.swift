@@ -5,7 +5,7 @@ import Foundation
 /// Carts on the app's data store (SQLite or PostgreSQL): the Cart feature's `CartManaging`.
 ///
 /// A cart belongs to a user or to a guest (nobody logged in; each scene has its own guest cart,
-/// see `GuestCart`). The first time a user's cart is touched in a scene whose guest cart has
+/// keyed by the scene's `Services.visitor`). The first time a user's cart is touched in a scene whose guest cart has
 /// lines, those lines move into the user's cart in the same transaction: the guest cart is
 /// merged at login. Prices come from the catalog service
 /// whenever a cart is shown or paid, so a cart never holds a stale price.

@@ -1,7 +1,6 @@
 import CoordProtocol
 import CoordRuntime
 import CoordSDK
-import CoordShop
 import CoordSession
 import Foundation
 import Logging
@@ -60,9 +59,7 @@ final class Server: ClientServing {
         let identifier = takesSceneNames ? name ?? "c\(link.id)" : servesTerminal ? "terminal" : "c\(link.id)"
         let session = host.openSession(
             identifier: identifier,
-            guestCart: servesTerminal
-                ? GuestCart(owner: .sharedGuest, endsWithScene: false)
-                : GuestCart(owner: .guest("guest:\(guestTag):\(identifier)"), endsWithScene: true),
+            visitor: servesTerminal ? .terminal : SceneVisitor(key: "guest:\(guestTag):\(identifier)", endsWithScene: true),
             secrets: secrets, peer: Session.Peer(pid: takesSceneNames ? peer.flatMap { Int32(exactly: $0) } ?? link.pid : link.pid, uid: link.uid))
         clients[link.id] = Client(link: link, session: session, secrets: secrets)
         var page: [String] = []
@@ -139,7 +136,7 @@ final class Server: ClientServing {
             document: reply.document,
             notices: reply.notices,
             error: reply.error.map { ($0.code, $0.message) }, route: session.currentRoute, quit: reply.result.quit,
-            secret: secret, resume: session.scene.sceneService(Services.user)?.sessionToken,
+            secret: secret, resume: session.resumeToken,
             queued: session.queuedCommands(), trail: session.pageTrail())
     }
 

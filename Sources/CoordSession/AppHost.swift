@@ -2,7 +2,6 @@ import CoordData
 import CoordLoading
 import CoordRuntime
 import CoordSDK
-import CoordShop
 import Foundation
 
 /// One running app: the root coordinator, its plugins, its configuration and its data — what
@@ -90,14 +89,15 @@ public final class AppHost {
         app.rebuildDependencies()
     }
 
-    /// Opens a scene for a new session. `guestCart` names the guest cart it fills while nobody
-    /// is logged in there; `secrets`, when given, is how this scene asks its person for a
-    /// password (over a client's socket) instead of the app's way.
+    /// Opens a scene for a new session. `visitor` says who it is for (the terminal's person,
+    /// or one client: what the features keep for someone not logged in is keyed by it);
+    /// `secrets`, when given, is how this scene asks its person for a password (over a
+    /// client's socket) instead of the app's way.
     public func openSession(
-        identifier: String, guestCart: GuestCart, secrets: (any SecretPrompting)? = nil, peer: Session.Peer? = nil
+        identifier: String, visitor: SceneVisitor, secrets: (any SecretPrompting)? = nil, peer: Session.Peer? = nil
     ) -> Session {
         let session = Session(host: self, identifier: identifier, peer: peer)
-        session.scene.provide(Services.guestCart, guestCart, provider: "host")
+        session.scene.provide(Services.visitor, visitor, provider: "host")
         if let secrets { session.scene.provide(Services.secrets, secrets, provider: "host") }
         sessions.append(session)
         return session

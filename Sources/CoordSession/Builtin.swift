@@ -1,6 +1,5 @@
 import CoordRuntime
 import CoordSDK
-import CoordShop
 import Foundation
 
 /// A command of the shell itself, as opposed to a feature's message.
@@ -350,7 +349,7 @@ struct Builtin {
         for other in session.host.sessions {
             let pid = other.peer.map { Int($0.pid) } ?? Int(getpid())
             let route = other.currentRoute ?? "-"
-            let user = other.scene.dependencies?[Services.user]?.email
+            let user = other.loggedIn
             let mark = other === session ? " *" : ""
             lines.append("\(other.scene.identifier)".column(10) + " pid \(pid)".column(12) + " \(route)".column(28) + " \(user ?? "(guest)")\(mark)")
             var entry: [String: Any] = ["id": other.scene.identifier, "pid": pid, "route": route, "you": other === session]

@@ -1,26 +1,32 @@
 import CoordSDK
-import CoordShop
 
 /// What a scene's session is made of beyond its pages, in a form that outlives the process:
 /// the login (a session token) and the messages waiting in its queues (as command lines). A
 /// supervised shell keeps both and puts them back in a new app process after a crash.
 extension Session {
+    /// The feature that keeps this scene's login (`Services.sceneLogins`), read with the
+    /// host's key: a guarded service no feature's code reaches. `loading` false: nil while
+    /// that feature's plugin is not loaded (nobody can have logged in yet).
+    private func logins(loading: Bool) -> (any SceneLogins)? {
+        app.unsealed(Services.sceneLogins, in: scene.dependencies, by: host.access, loading: loading)
+    }
+
     /// Puts the person of a login session back in this scene, without the password: a
     /// supervised shell's new app process after a crash. Returns what to tell them.
     public func resume(token: String) -> Reply.Notice {
-        guard let accounts = app.unsealed(scene.dependencies, by: host.access)?[Services.accounts] else {
-            return Reply.Notice(text: "the login could not be restored: no plugin provides accounts; log in again", isWarning: true)
+        guard let logins = logins(loading: true) else {
+            return Reply.Notice(text: "the login could not be restored: no plugin keeps logins; log in again", isWarning: true)
         }
-        do {
-            guard let user = try accounts.resumeSession(token: token) else {
-                return Reply.Notice(text: "the login had ended (logged out or expired); log in again", isWarning: true)
-            }
-            scene.provide(Services.user, user, provider: "account")
-            return Reply.Notice(text: "still logged in as \(user.email)", isWarning: false)
-        } catch {
-            return Reply.Notice(text: "the login could not be restored: \(error); log in again", isWarning: true)
-        }
+        let said = logins.resume(token: token, in: scene)
+        return Reply.Notice(text: said.text, isWarning: said.isWarning)
     }
+
+    /// The token that resumes this scene's login in another process; nil when nobody is
+    /// logged in (or no plugin keeps logins).
+    public var resumeToken: String? { logins(loading: false)?.resumeToken(in: scene) }
+
+    /// Who is logged in here, as a person reads it; nil for nobody.
+    public var loggedIn: String? { logins(loading: false)?.who(in: scene) }
 
     /// The scene's page trail as routes (see `SceneCoordinator.pageTrail`), the last `limit`:
     /// what a new app process opens, in order, to put the scene back where it was.

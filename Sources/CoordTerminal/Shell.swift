@@ -2,7 +2,6 @@ import CoordData
 import CoordRuntime
 import CoordSDK
 import CoordSession
-import CoordShop
 import Foundation
 
 /// The shell's I/O around a `Session`: start-up (config, plugins, first page), then commands
@@ -81,7 +80,7 @@ public final class Shell {
         if let warning = report.databaseWarning { printWarning("warning: \(warning)") }
         // A terminal is one person's: its guest cart is the database's shared one, kept for
         // the next shell on the same file.
-        let session = host.openSession(identifier: "terminal", guestCart: GuestCart(owner: .sharedGuest, endsWithScene: false))
+        let session = host.openSession(identifier: "terminal", visitor: .terminal)
         host.onAppEvent = { [unowned session] event in session.tell(event) }
         // Watched when the shell reads commands as they come (a terminal, -f, stdin), not for
         // -c: those are all given up front, and tearing down an inotify instance costs the

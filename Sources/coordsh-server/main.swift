@@ -3,6 +3,10 @@
 import ArgumentParser
 import CoordCLI
 import CoordServe
+// The shop's shared image is linked here, and nowhere in the host's modules (which use no shop
+// type): it is mapped once at start, so that every shop plugin — bundled or an outside one
+// built against the installed CoordShop — finds the one libCoordShop.so and shares its types.
+import CoordShop
 import Foundation
 
 /// Where an app process finds its configuration, data and extra plugins: the same for

@@ -117,7 +117,7 @@ final class LoaderTests {
             ("libothersdk.so", .sdkMismatch, "SDK version mismatch — host has CoordSDK \(CoordSDKVersion.library), plugin was built against 0.0.1"),
             ("libothercompiler.so", .compilerMismatch, "Swift compiler mismatch — host was built with Swift \(CoordSDKVersion.compiler), plugin with 5.9"),
             ("libduplicateprefix.so", .duplicate, "duplicate prefix 'cart': already used by feature 'cart'"),
-            ("libothershop.so", .libraryMismatch, "CoordShop version mismatch — it is loaded with CoordShop 1.0.0, plugin was built against 0.0.1; rebuild the plugin against this SDK"),
+            ("libothershop.so", .libraryMismatch, "CoordShop version mismatch — it is loaded with CoordShop 2.0.0, plugin was built against 0.0.1; rebuild the plugin against this SDK"),
             ("libnofarm.so", .libraryMismatch, "it was built against CoordFarm 2.0.0 but is not linked with libCoordFarm.so"),
         ]
         #expect(refusals.count == expected.count)

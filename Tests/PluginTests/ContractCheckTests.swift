@@ -22,7 +22,7 @@ struct ContractCheckTests {
         #expect(lines.last == "17 passed, 0 failed")
         // With dependencies means the installed companions and the host's services.
         #expect(result.stdout.contains("every page opens and renders with its dependencies — "))
-        #expect(result.stdout.contains("(services: accounts, carts, content, data, host, passwords, payments, secrets)"))
+        #expect(result.stdout.contains("(services: accounts, carts, content, data, host, passwords, payments, sceneLogins, secrets)"))
     }
 
     @Test("--json gives the same results as one document")

@@ -47,7 +47,7 @@ struct CorpusTests {
             "libothercompiler.so": ("compiler_mismatch", ["plugin with 5.9; Swift has no stable ABI on Linux"]),
             "libdupname.so": ("duplicate", ["duplicate plugin name 'cart': already loaded from \(BuildProducts.plugin("Cart"))"]),
             "libduplicateprefix.so": ("duplicate", ["duplicate prefix 'cart': already used by feature 'cart'"]),
-            "libothershop.so": ("library_version_mismatch", ["CoordShop version mismatch — it is loaded with CoordShop 1.0.0, plugin was built against 0.0.1"]),
+            "libothershop.so": ("library_version_mismatch", ["CoordShop version mismatch — it is loaded with CoordShop 2.0.0, plugin was built against 0.0.1"]),
             "libnofarm.so": ("library_version_mismatch", ["built against CoordFarm 2.0.0 but is not linked with libCoordFarm.so"]),
             "libduproute.so": ("duplicate", ["duplicate route 'probe/home'"]),
             "libunmet.so": ("unmet_dependency", ["needs 'warpdrive', which neither the host nor any loaded plugin provides"]),

@@ -119,6 +119,8 @@ struct SandboxTests {
                 ("intrude secret 'Password for someone@example.org'", "intrude secret: refused 'service secrets': the plugin 'intruder' \(grant)"),
                 ("intrude service accounts", "intrude service: no service 'accounts'"),
                 ("intrude service payments", "intrude service: no service 'payments'"),
+                // The host's way to every scene's login token: guarded like accounts.
+                ("intrude service sceneLogins", "intrude service: no service 'sceneLogins'"),
             ]
         }
 

@@ -112,8 +112,8 @@ final class ServiceTests {
         // The user already has 2 of product 5; the guest adds 3 of it and 1 of product 6.
         let scene = host.app.makeScene(identifier: "t")
         let other = host.app.makeScene(identifier: "u")
-        scene.provide(Services.guestCart, GuestCart(owner: .guest("guest:t"), endsWithScene: true), provider: "host")
-        other.provide(Services.guestCart, GuestCart(owner: .guest("guest:u"), endsWithScene: true), provider: "host")
+        scene.provide(Services.visitor, SceneVisitor(key: "guest:t", endsWithScene: true), provider: "host")
+        other.provide(Services.visitor, SceneVisitor(key: "guest:u", endsWithScene: true), provider: "host")
         let user = try registeredUser(host, "m@example.com", in: scene)
         func send(_ name: String, _ args: [(String, Value)], in scene: SceneCoordinator) throws {
             let cart = try #require(host.app.features.feature(named: "cart"))

@@ -78,6 +78,22 @@ extension AppCoordinator {
         if let store = dataStore { value.set(Services.data.key, store, provider: "host") }
         return value
     }
+
+    /// For the host: one guarded service of `value`, unsealed — what `unsealed(_:by:)` gives
+    /// for one slot, without unsealing the rest (the host asks for a scene's login token after
+    /// every command). `loading` false: nil while the provider's plugin is not loaded yet,
+    /// rather than loading it (a question that must not cost a plugin's start). Nil for anyone
+    /// but the installed holder.
+    public func unsealed<Service>(
+        _ key: ServiceKey<Service>, in value: AppDependency?, by holder: any FeatureAccess, loading: Bool = true
+    ) -> Service? {
+        guard let value, access == nil || access === holder else { return nil }
+        var stored = value.stored(key.key)
+        if let sealed = stored as? SealedService { stored = sealed.service }
+        if let service = stored as? Service { return service }
+        if loading, let deferred = stored as? DeferredService { return deferred.service() as? Service }
+        return nil
+    }
 }
 
 extension Responder {

@@ -9,11 +9,11 @@ import CoordSDK
 /// it calls anything of the plugin that could touch a shop type.
 public enum CoordShopVersion {
     /// The version of the CoordShop library loaded in this process.
-    public static let library = "1.0.0"
+    public static let library = "2.0.0"
 
     /// The version the caller was compiled against, baked into the caller's image.
     @_alwaysEmitIntoClient
-    public static var compiledAgainst: String { "1.0.0" }  // always the same as `library`
+    public static var compiledAgainst: String { "2.0.0" }  // always the same as `library`
 
     /// What a shop plugin declares in `CoordPlugin.libraries`.
     @_alwaysEmitIntoClient
@@ -27,4 +27,4 @@ public func coordshLibraryVersionCoordShop() -> UnsafePointer<CChar> {
     UnsafeRawPointer(libraryVersionText.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
-private let libraryVersionText: StaticString = "1.0.0"
+private let libraryVersionText: StaticString = "2.0.0"

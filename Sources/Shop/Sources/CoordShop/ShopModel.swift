@@ -98,21 +98,6 @@ public enum CartOwner: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Which guest cart a scene fills while nobody is logged in there: a scene-level service the
-/// host gives each scene (`Services.guestCart`), so that two clients of one server never share
-/// a cart by accident.
-public struct GuestCart: Sendable, Equatable {
-    public let owner: CartOwner
-    /// True when the cart belongs to the scene alone and is discarded when the scene closes
-    /// (a client of `coordsh serve`); false for the terminal's cart, kept for the next shell.
-    public let endsWithScene: Bool
-
-    public init(owner: CartOwner, endsWithScene: Bool) {
-        self.owner = owner
-        self.endsWithScene = endsWithScene
-    }
-}
-
 /// One line of a cart, priced from the catalog.
 public struct CartLine: Sendable, Equatable {
     public let product: Product

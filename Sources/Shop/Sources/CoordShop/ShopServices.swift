@@ -66,17 +66,15 @@ public protocol PaymentManaging: AnyObject {
 }
 
 /// The shop's service slots, filled by the feature that provides each (`content` by Content,
-/// `accounts` and, per scene, `user` by Account, `carts` by Cart, `payments` by Payment) and,
-/// for `guestCart`, by the host for each scene. Plugins find each other's services only
-/// through these.
+/// `accounts` and, per scene, `user` by Account, `carts` by Cart, `payments` by Payment).
+/// Plugins find each other's services only through these; the host knows none of them (a
+/// scene's guest cart is keyed by the SDK's `Services.visitor`).
 extension Services {
     public static let content = ServiceKey<any ContentManaging>("content")
     public static let accounts = ServiceKey<any AccountManaging>("accounts")
     /// Scene-level: filled by the Account feature in the scene where someone logged in, and
     /// only while they are.
     public static let user = ServiceKey<UserAccount>("user")
-    /// Scene-level, given by the host to each scene: which guest cart it fills.
-    public static let guestCart = ServiceKey<GuestCart>("guestCart")
     public static let carts = ServiceKey<any CartManaging>("carts")
     public static let payments = ServiceKey<any PaymentManaging>("payments")
 }
