@@ -31,7 +31,7 @@ extension Session {
     /// The scene's page trail as routes (see `SceneCoordinator.pageTrail`), the last `limit`:
     /// what a new app process opens, in order, to put the scene back where it was.
     public func pageTrail(limit: Int = 16) -> [String] {
-        scene.pageTrail.suffix(limit).map { $0.route.description }
+        scene.pageTrail(last: limit).map { $0.route.description }
     }
 
     /// The scene's queued feature messages as the command lines that send them again, each
@@ -39,7 +39,14 @@ extension Session {
     /// process needs to make the same messages wait again. Messages of the app itself
     /// (`globalDisplay`) are not commands and are left out.
     public func queuedCommands() -> [(line: String, from: String?)] {
-        queueHolders.flatMap(\.queuedMessages).compactMap { entry in
+        // Asked after every command of a served scene: the levels are looked at in place, and
+        // only one that holds something is asked what (the page stacks grow with the scene).
+        var holding: [Responder] = app.hasQueuedMessages ? [app] : []
+        scene.walk { coordinator, _ in
+            if coordinator.hasQueuedMessages { holding.append(coordinator) }
+            for view in coordinator.viewStack where view.hasQueuedMessages { holding.append(view) }
+        }
+        return holding.flatMap(\.queuedMessages).compactMap { entry in
             let message = entry.message
             guard let feature = app.features.feature(prefix: message.name.prefix.description) else { return nil }
             let words = [feature.definition.prefix, message.name.verb]

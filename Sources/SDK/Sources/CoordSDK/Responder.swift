@@ -88,6 +88,10 @@ open class Responder: NeedsDependency {
         set { queue.capacity = newValue }
     }
 
+    /// True when a message waits here: a cheap look, before `queuedMessages` works out what
+    /// each waits for (a served scene looks at every level after every command).
+    public var hasQueuedMessages: Bool { !queue.isEmpty }
+
     /// The messages waiting here, each with the dependency names it still lacks.
     public var queuedMessages: [(message: Message, waitingFor: [String])] {
         queue.waiting(given: dependencies?.keys ?? DependencySet()).map {

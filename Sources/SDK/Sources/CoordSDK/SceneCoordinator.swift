@@ -144,6 +144,22 @@ public final class SceneCoordinator: Coordinator {
         return flows.flatMap { $0.viewStack.map(\.page) }
     }
 
+    /// The last `limit` pages of `pageTrail`, found from the newest end: a served scene asks
+    /// for its trail after every command, and the whole trail grows with the scene's history
+    /// (a scene that ran for a day walked thousands of entries per command).
+    public func pageTrail(last limit: Int) -> [any Page] {
+        var newestFirst: [any Page] = []
+        if let activeCoordinator { newestFirst += activeCoordinator.viewStack.reversed().lazy.prefix(limit).map(\.page) }
+        var seen: Set<ObjectIdentifier> = []
+        for entry in history.reversed() where newestFirst.count < limit {
+            guard let flow = entry.value, flow.parent != nil, flow !== activeCoordinator,
+                seen.insert(ObjectIdentifier(flow)).inserted
+            else { continue }
+            newestFirst += flow.viewStack.reversed().lazy.prefix(limit - newestFirst.count).map(\.page)
+        }
+        return Array(newestFirst.prefix(limit).reversed())
+    }
+
     /// Goes back one page: within the active flow if it has more than one page, else to the
     /// flow the user came from. Returns false when there is nowhere to go back to.
     @discardableResult
