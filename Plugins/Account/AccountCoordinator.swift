@@ -7,7 +7,11 @@ import CoordShop
 /// of this scene gets the new value, and messages that were waiting there for a user (a
 /// checkout) replay by themselves. Other scenes (other clients of a server) keep their own.
 final class AccountCoordinator: Coordinator {
-    init() {
+    /// Where this scene's login token is kept: the feature's own, never a scene service.
+    private let logins: AccountSceneLogins
+
+    init(logins: AccountSceneLogins) {
+        self.logins = logins
         super.init(identifier: AccountPage.feature)
         handle(AccountMessage.self) { [unowned self] message, _ in
             switch message {
@@ -26,13 +30,18 @@ final class AccountCoordinator: Coordinator {
                 try AccountService.validate(email: email)
                 let accounts = try require(Services.accounts, for: "account login")
                 let password = try require(Services.secrets, for: "account login").secret("Password for \(email)", confirm: false)
-                let user = try accounts.openSession(for: try accounts.logIn(email: email, password: password))
+                let user = try accounts.logIn(email: email, password: password)
+                let token = try accounts.openSession(for: user)
+                if let scene { logins.remember(token, in: scene) }
                 report(.note("logged in as \(user.email)"))
                 try show(AccountPage.profile)
                 try provideInScene(Services.user, user)
             case .logout:
                 guard let user = dependencies?[Services.user] else { throw CoordError.failed("account logout: nobody is logged in") }
-                if let token = user.sessionToken { try require(Services.accounts, for: "account logout").closeSession(token: token) }
+                if let scene, let token = logins.token(in: scene) {
+                    try require(Services.accounts, for: "account logout").closeSession(token: token)
+                    logins.forget(in: scene)
+                }
                 try provideInScene(Services.user, nil)
                 report(.note("logged out \(user.email)"))
                 try show(AccountPage.login)

@@ -9,6 +9,9 @@ final class AccountPlugin: CoordPlugin {
 
     @MainActor func register(with registrar: any PluginRegistrar) throws {
         let service = AccountService()
+        // One keeper of the scenes' login tokens, shared by every scene's coordinator and the
+        // host's view of it.
+        let logins = AccountSceneLogins(accounts: service)
         try registrar.register(FeatureDefinition(
             name: "account", summary: "accounts and logging in",
             pages: AccountPage.self, messages: AccountMessage.self,
@@ -22,12 +25,12 @@ final class AccountPlugin: CoordPlugin {
                 // Guarded too: the host's way to a scene's login token, read by it alone.
                 ServiceProvision(Services.sceneLogins, guarded: true) { dependencies in
                     service.attach(dependencies)
-                    return AccountSceneLogins(accounts: service)
+                    return logins
                 },
             ],
             // The person's password prompt and the host's hashing: the two secrets it handles.
             uses: [.service("secrets"), .service("passwords")],
-            coordinator: { AccountCoordinator() }))
+            coordinator: { AccountCoordinator(logins: logins) }))
     }
 }
 

@@ -171,7 +171,7 @@ final class AccountService: AccountManaging {
         return UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true)
     }
 
-    func openSession(for user: UserAccount) throws -> UserAccount {
+    func openSession(for user: UserAccount) throws -> String {
         var generator = SystemRandomNumberGenerator()  // getrandom(2): the kernel's CSPRNG
         let token = (0..<4).map { _ in String(format: "%016llx", generator.next()) }.joined()
         let digest = try passwords("account login").digest(token: token)
@@ -181,7 +181,7 @@ final class AccountService: AccountManaging {
                 "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
                 [SQLValue(digest), SQLValue(user.id), SQLValue(SQLValue.timestamp(now)), SQLValue(SQLValue.timestamp(now.addingTimeInterval(Self.sessionLifetime)))])
         }
-        return UserAccount(id: user.id, email: user.email, confirmed: user.confirmed, sessionToken: token)
+        return token
     }
 
     func resumeSession(token: String) throws -> UserAccount? {
@@ -193,7 +193,7 @@ final class AccountService: AccountManaging {
                 WHERE sessions.token_digest = ? AND sessions.revoked_at IS NULL AND sessions.expires_at > ?
                 """, [SQLValue(digest), SQLValue(SQLValue.timestamp(Date()))])
             else { return nil }
-            return UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true, sessionToken: token)
+            return UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true)
         }
     }
 

@@ -39,21 +39,18 @@ public struct Product: Sendable, Equatable, Codable {
     }
 }
 
-/// A registered user as other features see it: never the password hash.
+/// A registered user as other features see it: never the password hash, and never the token
+/// of a login (which resumes it anywhere: the feature that logs people in keeps it, and gives
+/// it to the host alone through `Services.sceneLogins`).
 public struct UserAccount: Sendable, Equatable {
     public let id: Int64
     public let email: String
     public let confirmed: Bool
-    /// The token of this login (`AccountManaging.openSession`): what lets an app started
-    /// again after a crash put the same person back in the scene without the password. nil
-    /// for an account that is not logged in anywhere.
-    public let sessionToken: String?
 
-    public init(id: Int64, email: String, confirmed: Bool, sessionToken: String? = nil) {
+    public init(id: Int64, email: String, confirmed: Bool) {
         self.id = id
         self.email = email
         self.confirmed = confirmed
-        self.sessionToken = sessionToken
     }
 }
 

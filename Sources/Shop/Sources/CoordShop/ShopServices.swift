@@ -28,9 +28,10 @@ public protocol AccountManaging: AnyObject {
     /// Checks the password and returns the account; it logs nobody in by itself.
     func logIn(email: String, password: String) throws -> UserAccount
     func outbox() throws -> [OutboxMessage]
-    /// A login session for `user`: the user again, with a new random token that stays valid
-    /// until it expires or `closeSession` revokes it. The password is never kept.
-    func openSession(for user: UserAccount) throws -> UserAccount
+    /// A login session for `user`: a new random token that stays valid until it expires or
+    /// `closeSession` revokes it. The password is never kept; the token is the caller's to
+    /// keep (never in `Services.user`, which every feature of the scene reads).
+    func openSession(for user: UserAccount) throws -> String
     /// The user of a live session token, nil for one unknown, expired or revoked: how a
     /// supervised shell's new app process puts the person back after a crash.
     func resumeSession(token: String) throws -> UserAccount?
