@@ -13,12 +13,19 @@ public enum SQLValue: Sendable, Equatable, CustomStringConvertible {
     case text(String)
     case blob([UInt8])
 
+    /// Binds a Swift `Int` as an SQL integer (both backends store 64 bits).
     public init(_ value: Int) { self = .integer(Int64(value)) }
+    /// Binds an `Int64`: row ids and money in minor units.
     public init(_ value: Int64) { self = .integer(value) }
+    /// Binds text. Always bind values: a value spliced into SQL text is an injection.
     public init(_ value: String) { self = .text(value) }
+    /// Binds optional text: nil is SQL `NULL`.
     public init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
+    /// Binds bytes (`BLOB` on SQLite, `BYTEA` on PostgreSQL).
     public init(_ value: [UInt8]) { self = .blob(value) }
 
+    /// The value as an `Int`: an integer, or a real with no fraction (PostgreSQL may hand back
+    /// `NUMERIC` as one); nil otherwise.
     public var int: Int? {
         switch self {
         case .integer(let v): Int(v)
@@ -26,8 +33,11 @@ public enum SQLValue: Sendable, Equatable, CustomStringConvertible {
         default: nil
         }
     }
+    /// The value as an `Int64`, nil when it is not an integer.
     public var int64: Int64? { if case .integer(let v) = self { v } else { nil } }
+    /// The value as text, nil when it is not text (no conversion: an integer is not a string).
     public var string: String? { if case .text(let v) = self { v } else { nil } }
+    /// The value's bytes: a blob as it is, text as UTF-8; nil otherwise.
     public var bytes: [UInt8]? {
         switch self {
         case .blob(let v): v
@@ -35,8 +45,10 @@ public enum SQLValue: Sendable, Equatable, CustomStringConvertible {
         default: nil
         }
     }
+    /// True for SQL `NULL`: an absent value, which `int` and `string` read as nil.
     public var isNull: Bool { self == .null }
 
+    /// The value as the shell and error messages show it.
     public var description: String {
         switch self {
         case .null: "NULL"
@@ -49,16 +61,22 @@ public enum SQLValue: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension SQLValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByNilLiteral {
+    /// `42` where an `SQLValue` is expected.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// `"text"` where an `SQLValue` is expected.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// `nil` where an `SQLValue` is expected: SQL `NULL`.
     public init(nilLiteral: ()) { self = .null }
 }
 
 /// One result row: values by column name.
 public struct SQLRow: Sendable {
+    /// The column names, in the query's order (as the `SELECT` names them, `AS` included).
     public let columns: [String]
+    /// The values, one per column, in the same order.
     public let values: [SQLValue]
 
+    /// A row; the data managers make them, and a test may too.
     public init(columns: [String], values: [SQLValue]) {
         self.columns = columns
         self.values = values
@@ -69,9 +87,13 @@ public struct SQLRow: Sendable {
         columns.firstIndex(of: column).map { values[$0] } ?? .null
     }
 
+    /// The column as an `Int`, 0 when it is `NULL` or missing: for `NOT NULL` integer columns.
     public func int(_ column: String) -> Int { self[column].int ?? 0 }
+    /// The column as an `Int64`, 0 when it is `NULL` or missing.
     public func int64(_ column: String) -> Int64 { self[column].int64 ?? 0 }
+    /// The column as text, empty when it is `NULL` or missing: for `NOT NULL` text columns.
     public func string(_ column: String) -> String { self[column].string ?? "" }
+    /// The column as text, nil for `NULL`: for nullable columns, where empty and absent differ.
     public func optionalString(_ column: String) -> String? { self[column].string }
 }
 
@@ -107,6 +129,7 @@ public protocol SQLDatabase: AnyObject {
 }
 
 extension SQLDatabase {
+    /// Runs one statement with no values to bind (a schema statement in a migration).
     public func execute(_ sql: String) throws { try execute(sql, []) }
     /// The first row, or nil.
     public func row(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLRow? { try rows(sql, arguments).first }
@@ -117,9 +140,15 @@ extension SQLDatabase {
 /// One versioned step of a feature's schema. Identifiers are scoped by feature (`cart.v1`)
 /// and applied once, in order, each in its own transaction.
 public struct Migration: Sendable {
+    /// Unique within the feature, and never reused for another step: the store remembers which
+    /// identifiers it applied, so renaming one applies it again.
     public let identifier: String
+    /// The step itself, run once inside its own transaction: throwing rolls it back and stops
+    /// the feature's later steps.
     public let apply: @Sendable (any SQLDatabase) throws -> Void
 
+    /// A step written in Swift, for one that must look at the data (a backfill) or differ by
+    /// `db.backend`.
     public init(_ identifier: String, _ apply: @escaping @Sendable (any SQLDatabase) throws -> Void) {
         self.identifier = identifier
         self.apply = apply

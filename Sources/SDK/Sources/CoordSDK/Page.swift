@@ -38,8 +38,12 @@ extension Page {
 /// The description of one Page case: its route name, parameters, a summary for help, and how
 /// to construct it from validated arguments.
 public struct PageCase: Sendable {
+    /// The route's page name (`product` in `content/product`): lowercase, unique in the feature.
     public let name: String
+    /// What the route takes, with types: the host validates a route against them before
+    /// `construct` runs, so `construct` may unwrap what they guarantee.
     public let parameters: [Parameter]
+    /// One line for `help content/product` and `pages`.
     public let summary: String
     let construct: @Sendable (Arguments) throws -> any Page
 

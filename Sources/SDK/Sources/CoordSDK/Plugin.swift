@@ -19,6 +19,7 @@ public protocol CoordPlugin: AnyObject {
 }
 
 extension CoordPlugin {
+    /// No shared library of types beyond the SDK: a plugin that imports only CoordSDK.
     public var libraries: [LibraryRequirement] { [] }
 }
 
@@ -28,8 +29,11 @@ extension CoordPlugin {
 public struct LibraryRequirement: Sendable, Equatable {
     /// The library's name: `CoordShop` for `libCoordShop.so`.
     public let name: String
+    /// The version the plugin was compiled against: `CoordShopVersion.compiledAgainst`, never
+    /// written by hand, so that a rebuild against a new library updates it.
     public let version: String
 
+    /// What a library's `requirement` returns; a plugin names the library's own value.
     public init(name: String, version: String) {
         self.name = name
         self.version = version
@@ -40,6 +44,8 @@ public struct LibraryRequirement: Sendable, Equatable {
 /// of it becomes visible, so a plugin is loaded whole or not at all.
 @MainActor
 public protocol PluginRegistrar: AnyObject {
+    /// Registers one feature. Throws (and nothing of the plugin is kept) when its prefix, pages
+    /// or services clash with what the app has.
     func register(_ feature: FeatureDefinition) throws
 }
 

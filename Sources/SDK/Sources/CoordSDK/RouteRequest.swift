@@ -7,17 +7,24 @@ import Foundation
 /// deep links before anyone knows whether the feature exists; `FeatureRegistry` turns a request
 /// into a typed `Page` and reports what is wrong with it.
 public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
+    /// The feature's name (`content`), as the route spells it.
     public var feature: String
+    /// The page's name within the feature (`product`).
     public var page: String
     /// `name=text` pairs in the order given.
     public var arguments: [Pair]
 
+    /// One `name=text` argument as typed, before it is checked against the page's parameters.
     public struct Pair: Hashable, Sendable {
+        /// The parameter's name.
         public var name: String
+        /// Its value as text; the page's parameter type reads it.
         public var text: String
+        /// `name=text`.
         public init(_ name: String, _ text: String) { self.name = name; self.text = text }
     }
 
+    /// A request for `feature/page` with arguments; `parse` reads one from text or a URL.
     public init(feature: String, page: String, arguments: [Pair] = []) {
         self.feature = feature
         self.page = page
