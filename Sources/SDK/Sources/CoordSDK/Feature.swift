@@ -4,10 +4,16 @@
 /// Declared as data so that help, completion and argument parsing come from what the plugin
 /// registered, never from the host knowing the plugin.
 public struct MessageSpec: Sendable {
+    /// The word after the prefix (`add` in `cart add`); with the prefix it names the message
+    /// (`cartAdd`).
     public let verb: String
+    /// What the command takes, in positional order: the shell parses, checks and completes them
+    /// from this before the handler runs, so a handler reads values that have their types.
     public let arguments: [Parameter]
+    /// One line for `help cart` and `help cart add`.
     public let summary: String
 
+    /// Usually written for you by `@Messages`; by hand, keep it equal to what the handler reads.
     public init(_ verb: String, _ arguments: [Parameter] = [], summary: String = "") {
         self.verb = verb
         self.arguments = arguments
@@ -23,12 +29,15 @@ public struct MessageSpec: Sendable {
 /// whenever it rebuilds the dependencies (twice: the second time with every slot filled);
 /// returning nil leaves the slot empty, so handlers that need it wait.
 public struct ServiceProvision: Sendable {
+    /// The slot the service fills (`Services.carts.key`).
     public let key: DependencyKey
     /// A guarded service touches a person or a secret (accounts, payments): only features
     /// that declare `.service(name)` and were granted it find it in their `AppDependency`.
     public let guarded: Bool
     let make: @MainActor @Sendable (AppDependency) -> Any?
 
+    /// `make` gets the app's dependencies as this feature sees them (its own data handle, what
+    /// it was granted) and returns the service, or nil while something it needs is missing.
     public init<Service>(_ key: ServiceKey<Service>, guarded: Bool = false, make: @escaping @MainActor @Sendable (AppDependency) -> Service?) {
         self.key = key.key
         self.guarded = guarded
@@ -45,14 +54,23 @@ public struct ServiceProvision: Sendable {
 /// Everything a plugin tells the app about one feature: its name and message prefix, its
 /// pages, its messages, the services it needs and provides, and how to make its coordinator.
 public struct FeatureDefinition: Sendable {
+    /// The feature's name, as routes spell it (`cart` in `cart/cart`): unique in the app.
     public let name: String
+    /// The first word of its commands and of its message names (`cart` → `cartAdd`); unique in
+    /// the app, like the name.
     public let prefix: String
+    /// One line for `help` and `plugins`.
     public let summary: String
+    /// The feature's `Page` enum: its routes, their parameters and how each is built.
     public let pageType: any Page.Type
+    /// Every message the feature handles, declared so that the shell can parse, complete and
+    /// explain them without loading the plugin (`@Messages` writes this list).
     public let messages: [MessageSpec]
     /// Services without which the feature cannot work at all; a feature whose needs nobody
     /// provides is refused at load time.
     public let needs: [DependencyKey]
+    /// The services the feature offers the app, each made again whenever the dependencies are
+    /// rebuilt.
     public let provides: [ServiceProvision]
     /// What the feature reaches beyond its own tables and the ordinary services: other
     /// features' tables, guarded services, paths, addresses, programs. Declared so that the
@@ -65,6 +83,7 @@ public struct FeatureDefinition: Sendable {
     /// ids, promo codes), given its name and the current services; nil or empty for none.
     public let completions: (@MainActor @Sendable (_ parameter: String, _ dependencies: AppDependency?) -> [String])?
 
+    /// One feature, as a plugin's `register` hands it to the registrar.
     public init(
         name: String, prefix: String, summary: String = "", pages: any Page.Type,
         messages: [MessageSpec] = [], needs: [DependencyKey] = [], provides: [ServiceProvision] = [],

@@ -48,9 +48,13 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The integer, nil for a value of another type.
     public var intValue: Int? { if case .int(let v) = self { v } else { nil } }
+    /// The string, nil for a value of another type.
     public var stringValue: String? { if case .string(let v) = self { v } else { nil } }
+    /// The flag, nil for a value of another type.
     public var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
+    /// The route, nil for a value of another type.
     public var routeValue: RouteRequest? { if case .route(let v) = self { v } else { nil } }
 }
 
@@ -59,13 +63,20 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
 /// Plugins declare these so that the shell can list, complete, parse and explain every page
 /// and message without knowing the plugin's Swift types.
 public struct Parameter: Sendable, Equatable {
+    /// The name a command line may give as `name=value` or `--name value`, and the key the
+    /// handler reads.
     public let name: String
+    /// What the text must parse as; a value that does not is refused in one line before any
+    /// handler runs.
     public let type: ValueType
+    /// May be left out; the handler then reads nil.
     public let isOptional: Bool
+    /// One line for `help`.
     public let summary: String
     /// A value that must not be kept: a command line carrying it never enters the history.
     public let isSecret: Bool
 
+    /// `secret`: a card number or the like — see `isSecret`.
     public init(_ name: String, _ type: ValueType, optional: Bool = false, secret: Bool = false, summary: String = "") {
         self.name = name
         self.type = type
@@ -96,8 +107,11 @@ public struct Arguments: Sendable, Equatable {
         if let value { values.append((name, value)) }
     }
 
+    /// The integer argument `name`, nil when absent (an optional one left out).
     public func int(_ name: String) -> Int? { self[name]?.intValue }
+    /// The text argument `name`, nil when absent.
     public func string(_ name: String) -> String? { self[name]?.stringValue }
+    /// The flag argument `name`, nil when absent.
     public func bool(_ name: String) -> Bool? { self[name]?.boolValue }
 
     /// The required `Int` named `name`, for a page constructor: its arguments were validated
