@@ -8,6 +8,12 @@ public struct Notice: Sendable, Equatable {
         case note
         /// A plugin file was refused (at start, at a rescan, dropped into a folder).
         case pluginRefused = "plugin_refused"
+        /// A plugin was loaded while the app ran (dropped into a folder): it may ask for
+        /// something, which an interactive shell asks the person about.
+        case pluginLoaded = "plugin_loaded"
+        /// The app moved to a new app process with new plugin versions (a supervised front's
+        /// upgrade): as with a loaded plugin, a new version may ask for something new.
+        case upgraded
         /// The server said it about the connection itself (its goodbye, an error frame that
         /// answers no request): made by the client that received it, never sent.
         case server

@@ -162,7 +162,7 @@ final class Server: ClientServing {
         let (loaded, refused) = host.loader.rescan()
         for plugin in loaded {
             logger.notice("loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)")
-            broadcast(.init(text: "loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)", isWarning: false))
+            broadcast(.init(text: "loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)", isWarning: false, kind: .pluginLoaded))
         }
         for refusal in refused {
             if offersUpgrades, refusal.kind == .needsRestart {

@@ -57,7 +57,7 @@ package final class LocalBackend: ShellBackend {
         guard let watcher, watcher.drain() else { return [] }
         let (loaded, refused) = session.loader.rescan()
         var notices = loaded.map {
-            Reply.Notice(text: "loaded plugin \($0.origin.name) \($0.origin.version) from \($0.origin.path)", isWarning: false)
+            Reply.Notice(text: "loaded plugin \($0.origin.name) \($0.origin.version) from \($0.origin.path)", isWarning: false, kind: .pluginLoaded)
         }
         notices += refused.map { Reply.Notice(text: $0.description, isWarning: true, kind: .pluginRefused) }
         return notices + session.drainEvents().map(Reply.Notice.init)

@@ -241,7 +241,7 @@ package final class Supervisor {
         let list = changed.map { $0.description + was($0) }.joined(separator: ", ")
         let handed = scenes.count == 1 ? "the session was handed over" : "\(scenes.count) scenes were handed over"
         if grantsChanged, changed.isEmpty { return .init(text: "\(handed) to a new app process, which holds the grants as they are now", isWarning: false) }
-        return .init(text: "upgraded: \(list); \(handed) to the new app process", isWarning: false)
+        return .init(text: "upgraded: \(list); \(handed) to the new app process", isWarning: false, kind: .upgraded)
     }
 
     /// Ends the worker (the front is leaving).

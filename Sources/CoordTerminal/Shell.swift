@@ -256,7 +256,7 @@ public final class Shell {
         guard !notices.isEmpty else { return false }
         if atPrompt { FileHandle.standardOutput.write(Data("\n".utf8)) }
         printNotices(notices)
-        if notices.contains(where: { $0.text.hasPrefix("loaded plugin ") || $0.text.hasPrefix("upgraded: ") }) { grantsPending = true }
+        if notices.contains(where: { $0.kind == .pluginLoaded || $0.kind == .upgraded }) { grantsPending = true }
         return true
     }
 
