@@ -125,6 +125,19 @@ public enum PluginSandbox {
         }
     }
 
+    /// `enter` for a process that runs plugin code (the shell in one process, a worker,
+    /// `serve` in one process): the person's grants are opened read only — before the sandbox
+    /// closes the way to them, and never for writing: plugin code must not grant itself — and
+    /// what they and the config grant is let through. Returns the grants too, for the host.
+    public static func enterRunningPlugins(
+        config: Config, database: String, pluginDirectories: [String], extra: Extra = Extra()
+    ) -> (outcome: Outcome, grants: GrantStore) {
+        let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
+        var extra = extra
+        extra.granted = reach(config: config, grants: grants)
+        return (enter(config: config, database: database, pluginDirectories: pluginDirectories, extra: extra), grants)
+    }
+
     /// Keeps what the process needs from its environment and blanks the rest, then confines
     /// it. Call before the first plugin is mapped and before any other thread starts.
     public static func enter(config: Config, database: String, pluginDirectories: [String], extra: Extra = Extra()) -> Outcome {

@@ -76,10 +76,7 @@ public enum Serve {
             var extra = PluginSandbox.Extra()
             extra.writable = [(place.socketPath as NSString).deletingLastPathComponent]
             extra.unixSockets = true
-            // The person's grants, opened (read only) before the sandbox closes the way to them.
-            let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
-            extra.granted = PluginSandbox.reach(config: config, grants: grants)
-            let sandbox = PluginSandbox.enter(
+            let (sandbox, grants) = PluginSandbox.enterRunningPlugins(
                 config: config, database: options.databasePath ?? config.databaseLocation(),
                 pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories, extra: extra)
             if let warning = sandbox.warning {

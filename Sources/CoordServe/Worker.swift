@@ -46,15 +46,12 @@ public enum Worker {
         let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WireProtocol.workerDatabaseVariable]
         // Opened before the sandbox: the file is the front's, outside every folder it allows.
         let marker = ProcessInfo.processInfo.environment["COORDSH_WORKER_RUNNING"].flatMap(RunningMarker.init(path:))
-        // The person's grants, read only: the front writes them, a new worker reads them.
-        let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
         // This process runs the plugins: confined before the first one loads, its environment
-        // blanked of everything not on the allow-list (the database variable among it).
-        var extra = PluginSandbox.Extra()
-        extra.granted = PluginSandbox.reach(config: config, grants: grants)
-        let sandbox = PluginSandbox.enter(
+        // blanked of everything not on the allow-list (the database variable among it). The
+        // person's grants are read only here: the front writes them, a new worker reads them.
+        let (sandbox, grants) = PluginSandbox.enterRunningPlugins(
             config: config, database: database ?? config.databaseLocation(),
-            pluginDirectories: config.expandedPluginDirectories() + options.app.pluginDirectories, extra: extra)
+            pluginDirectories: config.expandedPluginDirectories() + options.app.pluginDirectories)
         if sandbox.refused, let warning = sandbox.warning {
             FileHandle.standardError.write(Data("coordsh worker: \(warning)\n".utf8))
             return 1

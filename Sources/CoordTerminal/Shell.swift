@@ -59,13 +59,10 @@ public final class Shell {
         // and closes every file outside it: the password variable, the -f script.
         let secrets = SecretPrompt(environmentVariable: options.passwordEnvironmentVariable)
         script = options.scriptPath.map { try? String(contentsOfFile: $0, encoding: .utf8) }
-        // Read only: this process runs plugin code, which must not write the person's grants.
-        let grants = GrantStore(path: config.expandedGrantsPath(), writable: false)
-        var extra = PluginSandbox.Extra()
-        extra.granted = PluginSandbox.reach(config: config, grants: grants)
-        let sandbox = PluginSandbox.enter(
+        // This process runs plugin code: the person's grants are read only here.
+        let (sandbox, grants) = PluginSandbox.enterRunningPlugins(
             config: config, database: options.databasePath ?? config.databaseLocation(),
-            pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories, extra: extra)
+            pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories)
         if let warning = sandbox.warning {
             guard !sandbox.refused else {
                 printError(warning, code: "sandbox")
