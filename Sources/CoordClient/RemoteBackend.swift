@@ -23,28 +23,46 @@ package final class RemoteBackend: ShellBackend {
     private var lastSecret: (line: String, secret: Bool)?
 
     package convenience init(path: String, secrets: any SecretPrompting) throws {
-        try self.init(connection: ServerConnection(path: path), secrets: secrets)
+        try self.init(connection: ServerConnection(path: path), secrets: secrets, resume: nil)
     }
 
     /// Says hello on a connection already made (a supervised front's socketpair to its
     /// worker), with the login session to resume in the new scene and the scene's name, if any.
-    package init(connection: ServerConnection, secrets: any SecretPrompting, resume: String? = nil, scene: String? = nil, peer: Int32? = nil) throws {
+    package convenience init(connection: ServerConnection, secrets: any SecretPrompting, resume: String? = nil, scene: String? = nil, peer: Int32? = nil) throws {
+        try Self.sendHello(on: connection, resume: resume, scene: scene, peer: peer)
+        let hello = try Self.hello(from: connection.receive(), path: connection.path)
+        self.init(connection: connection, hello: hello, secrets: secrets, resume: resume)
+    }
+
+    /// A scene whose hello was sent and answered elsewhere: a front that reads every scene's
+    /// frames as they come took the answer (see `sendHello`, `hello(from:path:)`).
+    package init(connection: ServerConnection, hello: ServerReply.Hello, secrets: any SecretPrompting, resume: String?) {
         self.connection = connection
-        let path = connection.path
+        self.hello = hello
         self.secrets = secrets
         resumeToken = resume
+        route = hello.route
+        connection.keep(hello.notices)
+    }
+
+    /// The first frame of a scene: the protocol version, the login to resume, the scene's
+    /// name and the person's client pid.
+    package static func sendHello(on connection: ServerConnection, resume: String?, scene: String?, peer: Int32?) throws {
         do {
             try connection.write(.hello(version: WireProtocol.version, client: "coordsh connect", resume: resume, scene: scene, peer: peer.map(Int.init)))
         } catch {
             // A server that refuses a peer (another uid, full) answers and closes before our
             // hello is written: its reason is still there to read, and better than EPIPE.
             guard case .error(_, _, let message)? = try? connection.receive() else { throw error }
-            throw ServerConnection.Failure(description: "the server at \(path) refused: \(message)")
+            throw ServerConnection.Failure(description: "the server at \(connection.path) refused: \(message)")
         }
-        switch try connection.receive() {
+    }
+
+    /// The server's answer to a hello, or why there is no scene.
+    package static func hello(from reply: ServerReply, path: String) throws -> ServerReply.Hello {
+        switch reply {
         case .hello(let hello):
-            self.hello = hello
-            connection.keep(hello.notices)
+            return hello
         case .error(_, _, let message):
             throw ServerConnection.Failure(description: "the server at \(path) refused: \(message)")
         case .goodbye(let reason):
@@ -52,24 +70,39 @@ package final class RemoteBackend: ShellBackend {
         default:
             throw ServerConnection.Failure(description: "the server at \(path) did not answer hello")
         }
-        route = hello.route
+    }
+
+    /// Sends `line` with the password answers given so far, without waiting: the request's
+    /// id, whose answer `absorb` takes in when it is a result.
+    package func send(_ line: String, answers: [String]) throws -> Int {
+        let id = connection.newID()
+        try connection.write(.run(id: id, line: line, secrets: answers))
+        return id
+    }
+
+    /// Keeps the scene's place (route, login, queue, trail) from the result of `line`.
+    package func absorb(_ result: ServerReply.RunResult, line: String) {
+        route = result.route
+        resumeToken = result.resume
+        queuedCommands = result.queued
+        trail = result.trail.isEmpty ? result.route.map { [$0] } ?? [] : result.trail
+        lastSecret = (line, result.secret)
     }
 
     /// One request and its answer: `line` with the password answers given so far. The
-    /// scene's place (route, login, queue) is kept from a result. A supervised front relays a
-    /// client's request with this, the secret prompts left to the client.
+    /// scene's place (route, login, queue) is kept from a result.
     package func exchange(_ line: String, answers: [String]) throws -> ServerReply {
-        let id = connection.newID()
-        try connection.write(.run(id: id, line: line, secrets: answers))
+        let id = try send(line, answers: answers)
         let answer = try connection.answer(to: id)
-        if case .result(let result) = answer {
-            route = result.route
-            resumeToken = result.resume
-            queuedCommands = result.queued
-            trail = result.trail.isEmpty ? result.route.map { [$0] } ?? [] : result.trail
-            lastSecret = (line, result.secret)
-        }
+        if case .result(let result) = answer { absorb(result, line: line) }
         return answer
+    }
+
+    /// Asks for completions without waiting: the request's id.
+    package func sendCompletion(line: String, word: String) throws -> Int {
+        let id = connection.newID()
+        try connection.write(.complete(id: id, line: line, word: word))
+        return id
     }
 
     package func run(_ line: String) -> Reply {
@@ -117,8 +150,7 @@ package final class RemoteBackend: ShellBackend {
     }
 
     package func completions(line: String, word: String) -> [String] {
-        let id = connection.newID()
-        guard (try? connection.write(.complete(id: id, line: line, word: word))) != nil,
+        guard let id = try? sendCompletion(line: line, word: word),
             case .completions(_, let candidates)? = try? connection.answer(to: id)
         else { return [] }
         return candidates

@@ -123,6 +123,13 @@ public final class ServerConnection {
         }
     }
 
+    /// What was kept while something else was awaited (events pushed meanwhile, a hello's
+    /// notices), without reading: a front that reads with `receiveAvailable` takes these too.
+    package func takeKept() -> [ServerReply.Notice] {
+        defer { pushed.removeAll() }
+        return pushed
+    }
+
     /// Keeps notices for the next `takePushed`, as if they had been pushed.
     func keep(_ notices: [ServerReply.Notice]) {
         pushed += notices
@@ -131,7 +138,7 @@ public final class ServerConnection {
     /// Reads whatever has arrived without waiting, and returns the events pushed so far.
     public func takePushed() -> [ServerReply.Notice] {
         if closedReason == nil {
-            try? fill(blocking: false)
+            _ = try? fill(blocking: false)
             while let object = try? decoder.next(), let reply = try? ServerReply.parse(object) {
                 switch reply {
                 case .event(let notice): pushed.append(notice)
@@ -146,10 +153,32 @@ public final class ServerConnection {
         return pushed
     }
 
+    /// Every frame that has arrived, without waiting: what a front that relays many scenes
+    /// reads when one of them is readable. A connection that ended or sent a broken frame
+    /// sets `closedReason` and gives the frames before it.
+    package func receiveAvailable() -> [ServerReply] {
+        guard closedReason == nil else { return [] }
+        var frames: [ServerReply] = []
+        do {
+            while try fill(blocking: false) {}
+        } catch {
+            // closedReason is set; what arrived before the end is still read below.
+        }
+        do {
+            while let object = try decoder.next() { frames.append(try ServerReply.parse(object)) }
+        } catch {
+            _ = lost("the server sent a broken frame: \(error.message)")
+        }
+        return frames
+    }
+
     /// Where `fill` reads into, made once (a fresh 64 KiB per read showed in the profile).
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
 
-    private func fill(blocking: Bool) throws {
+    /// Reads what is there (waiting for something when `blocking`); false when a
+    /// non-blocking read found nothing.
+    @discardableResult
+    private func fill(blocking: Bool) throws -> Bool {
         if blocking, let answerTimeout {
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             var ready: Int32
@@ -166,11 +195,11 @@ public final class ServerConnection {
             let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, blocking ? 0 : Int32(MSG_DONTWAIT)) }
             if count > 0 {
                 decoder.append(readBuffer[0..<count])
-                return
+                return true
             }
             if count == 0 { throw lost("the server closed the connection") }
             if errno == EINTR { continue }
-            if !blocking, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            if !blocking, errno == EAGAIN || errno == EWOULDBLOCK { return false }
             throw lost(String(cString: strerror(errno)))
         }
     }

@@ -15,6 +15,10 @@ public enum ClientRequest: Equatable, Sendable {
     case run(id: Int, line: String, secrets: [String])
     /// Tab completion: candidates for `word`, the partial word at the end of `line`.
     case complete(id: Int, line: String, word: String)
+    /// Is the server there? Answered with `pong` by the process that owns the socket, never
+    /// waiting for the app: a supervised server answers while its app runs another client's
+    /// long command (a health check, a client deciding whether to wait).
+    case ping(id: Int)
     /// The client is leaving; the server closes the scene.
     case bye
 
@@ -37,6 +41,8 @@ public enum ClientRequest: Equatable, Sendable {
             return .run(id: try fields.int("id"), line: line, secrets: try fields.optionalStrings("secrets") ?? [])
         case "complete":
             return .complete(id: try fields.int("id"), line: try fields.string("line"), word: try fields.string("word"))
+        case "ping":
+            return .ping(id: try fields.int("id"))
         case "bye":
             return .bye
         case let other:
@@ -56,6 +62,7 @@ public enum ClientRequest: Equatable, Sendable {
         case .run(let id, let line, let secrets):
             return secrets.isEmpty ? ["type": "run", "id": id, "line": line] : ["type": "run", "id": id, "line": line, "secrets": secrets]
         case .complete(let id, let line, let word): return ["type": "complete", "id": id, "line": line, "word": word]
+        case .ping(let id): return ["type": "ping", "id": id]
         case .bye: return ["type": "bye"]
         }
     }

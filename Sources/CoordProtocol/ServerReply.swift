@@ -11,6 +11,8 @@ public enum ServerReply: Sendable {
     /// with the answer appended to `secrets`.
     case secret(id: Int, prompt: String, confirm: Bool)
     case completions(id: Int, candidates: [String])
+    /// The answer to `ping`.
+    case pong(id: Int)
     /// Something the client's person should see now: a plugin dropped in, a replay.
     case event(Notice)
     /// A broken rule or a refusal; the server closes the connection after it unless the
@@ -129,6 +131,8 @@ public enum ServerReply: Sendable {
             return ["type": "secret", "id": id, "prompt": prompt, "confirm": confirm]
         case .completions(let id, let candidates):
             return ["type": "completions", "id": id, "candidates": candidates]
+        case .pong(let id):
+            return ["type": "pong", "id": id]
         case .event(let notice):
             return notice.object.merging(["type": "event"]) { $1 }
         case .error(let id, let code, let message):
@@ -190,6 +194,8 @@ public enum ServerReply: Sendable {
             return .secret(id: try f.int("id"), prompt: try f.string("prompt"), confirm: try f.bool("confirm"))
         case "completions":
             return .completions(id: try f.int("id"), candidates: try f.optionalStrings("candidates") ?? [])
+        case "pong":
+            return .pong(id: try f.int("id"))
         case "event":
             return .event(Notice(text: try f.string("text"), isWarning: (object["warning"] as? Bool) ?? false, kind: try Notice.kind(in: object)))
         case "error":
@@ -209,7 +215,7 @@ extension ServerReply {
     public var requestID: Int? {
         switch self {
         case .result(let result): result.id
-        case .secret(let id, _, _), .completions(let id, _): id
+        case .secret(let id, _, _), .completions(let id, _), .pong(let id): id
         case .error(let id, _, _): id
         case .hello, .event, .goodbye, .upgrade: nil
         }
@@ -222,6 +228,7 @@ extension ServerReply {
         case .result: "result"
         case .secret: "secret"
         case .completions: "completions"
+        case .pong: "pong"
         case .event: "event"
         case .error: "error"
         case .goodbye: "goodbye"

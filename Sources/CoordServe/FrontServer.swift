@@ -10,24 +10,39 @@ import NIOCore
 
 /// A supervised `coordsh serve` (the default): this process owns the socket, the clients and
 /// each scene's place, and loads no plugin; the app runs in a `coordsh-server worker` child. Each
-/// client's requests are relayed to its scene there, and the worker's answers and pushes back.
-/// When a command crashes the worker, its client gets the crash line, every other client a
-/// note, and the next worker gets every scene back (see `Supervisor`) — PostgreSQL's
-/// postmaster, with the connections kept.
+/// client's requests are relayed to its scene there, and the worker's answers and pushes back
+/// as they arrive: the front never waits for the worker, so one client's long command holds
+/// no other client's accept, ping or completion (a completion the worker is too busy for is
+/// answered empty after `completionWait`). When a command crashes the worker, its client gets
+/// the crash line, every other client a note, and the next worker gets every scene back (see
+/// `Supervisor`) — PostgreSQL's postmaster, with the connections kept.
 @MainActor
 final class FrontServer: ClientServing {
-    struct Client {
-        let link: ClientLink
-        let scene: SceneLink
+    /// How long Tab waits for a busy app before it gets no candidates: a prompt must not
+    /// freeze for another client's command.
+    static let completionWait = TimeAmount.milliseconds(500)
+
+    /// What only the front does, done when no request is with the worker (it replaces the
+    /// worker, or hands every scene to another): a client's `restart` or `plugins upgrade`,
+    /// or the worker's offer of a new plugin version.
+    private enum FrontWork {
+        case command(FrontClient, id: Int, FrontCommand)
+        case offer(String)
     }
 
     let supervisor: Supervisor
     let logger: Logger
     let settings: Config.ServeSettings
-    private var clients: [Int: Client] = [:]
+    private var clients: [Int: FrontClient] = [:]
     private var draining = false
-    /// Watches the worker's connections (its control channel and every scene's) for what
-    /// arrives between requests: pushes, an upgrade offer, the worker's end.
+    private var frontWork: [FrontWork] = []
+    private var loop: (any EventLoop)?
+    /// When the worker last sent anything: a worker that owes answers and sends nothing for
+    /// `answerTimeout` is hung.
+    private var lastHeard = NIODeadline.now()
+    private var hangCheck: Scheduled<Void>?
+    /// Watches the worker's connections (its control channel and every scene's): answers,
+    /// pushes, an upgrade offer, the worker's end.
     private var watch: (any DispatchSourceRead)?
     /// A secret prompt is never answered here (the client answers its own), but a scene's
     /// connection needs one.
@@ -41,6 +56,7 @@ final class FrontServer: ClientServing {
 
     /// Starts the first worker and watches it from the loop.
     func start(loop: any EventLoop) throws {
+        self.loop = loop
         try supervisor.start([])
         // As with the plugin folders' watch: the source is paused until the loop has looked.
         let source = DispatchSource.makeReadSource(fileDescriptor: supervisor.watchSet, queue: DispatchQueue(label: "coordsh.front-watch"))
@@ -56,23 +72,33 @@ final class FrontServer: ClientServing {
         watch = source
     }
 
-    private var scenes: [SceneLink] { clients.keys.sorted().compactMap { clients[$0]?.scene } }
+    /// The clients in the order they came.
+    private var ordered: [FrontClient] { clients.keys.sorted().compactMap { clients[$0] } }
+    private var scenes: [SceneLink] { ordered.map(\.scene) }
+
+    var busy: Bool { clients.values.contains { $0.owedSince != nil } }
 
     // MARK: Connections
 
     func open(_ link: ClientLink, resume: String?, scene _: String?, peer _: Int?) {
         guard link.admitted(draining: draining, attached: clients.count, settings: settings, logger: logger) else { return }
-        let scene = SceneLink(name: "c\(link.id)", secrets: noPrompt, resume: resume, peer: link.pid)
+        let client = FrontClient(link: link, scene: SceneLink(name: "c\(link.id)", secrets: noPrompt, resume: resume, peer: link.pid))
         if supervisor.worker != nil {
             do {
-                try supervisor.attach(scene)
+                client.attaching = (try supervisor.beginAttach(client.scene), .now())
             } catch {
                 link.sendAndClose(.error(id: nil, code: "failed", message: "\(error)"))
                 pump()
                 return
             }
         }
-        clients[link.id] = Client(link: link, scene: scene)
+        clients[link.id] = client
+        if client.attaching == nil { greet(client) } else { armHangCheck() }
+    }
+
+    /// The client's hello is answered: its scene is built (or the app is stopped).
+    private func greet(_ client: FrontClient) {
+        let link = client.link, scene = client.scene
         logger.info("client \(link.id) connected: pid \(link.pid), scene \(scene.name), \(clients.count) attached")
         let hello = scene.remote?.hello
         link.send(.hello(.init(
@@ -81,13 +107,15 @@ final class FrontServer: ClientServing {
         if supervisor.worker == nil {
             link.send(.event(.init(text: supervisor.stoppedLine, isWarning: true)))
         }
-        pump()
     }
 
     func close(_ link: ClientLink) {
         guard let client = clients.removeValue(forKey: link.id) else { return }
+        client.attaching?.connection.shutdown()
+        client.attaching = nil
         client.scene.close()
         logger.info("client \(link.id) disconnected: scene \(client.scene.name) closed, \(clients.count) attached")
+        dispatch()
     }
 
     // MARK: Requests
@@ -100,10 +128,18 @@ final class FrontServer: ClientServing {
                 link.send(.error(id: id, code: "shutting_down", message: "the server is shutting down; the command was not run"))
                 return
             }
-            run(id: id, line: line, answers: answers, for: client)
-            pump()
+            // `restart` and `plugins upgrade` are the front's (as in the supervised shell).
+            if let command = FrontCommand(line: line) {
+                frontWork.append(.command(client, id: id, command))
+            } else {
+                client.waiting.append(.run(id: id, line: line, answers: answers))
+            }
+            dispatch()
         case .complete(let id, let line, let word):
-            link.send(.completions(id: id, candidates: client.scene.remote?.completions(line: line, word: word) ?? []))
+            client.waiting.append(.complete(id: id, line: line, word: word))
+            dispatch()
+        case .ping(let id):
+            link.send(.pong(id: id))
         case .bye:
             link.channel.close(promise: nil)
         case .hello:
@@ -111,9 +147,61 @@ final class FrontServer: ClientServing {
         }
     }
 
-    private func run(id: Int, line: String, answers: [String], for client: Client) {
-        // `restart` and `plugins upgrade` are the front's (as in the supervised shell).
-        if let command = FrontCommand(line: line) {
+    /// Sends each client's next request to the worker, unless it has one there already; first
+    /// does the front's own work once nothing is with the worker.
+    private func dispatch() {
+        if !frontWork.isEmpty, !busy {
+            let work = frontWork
+            frontWork.removeAll()
+            for item in work { perform(item) }
+        }
+        for client in ordered where client.owedSince == nil && !client.waiting.isEmpty {
+            // Front work waits for the worker to owe nothing: no new request goes before it.
+            guard frontWork.isEmpty else { break }
+            send(client.waiting.removeFirst(), for: client)
+        }
+        armHangCheck()
+    }
+
+    private func send(_ request: FrontClient.Request, for client: FrontClient) {
+        guard let remote = client.scene.remote else {
+            switch request {
+            case .run(let id, _, _): client.link.send(.error(id: id, code: "stopped", message: supervisor.stoppedLine))
+            case .complete(let id, _, _): client.link.send(.completions(id: id, candidates: []))
+            }
+            return
+        }
+        let workerID: Int
+        do {
+            switch request {
+            case .run(_, let line, let answers): workerID = try remote.send(line, answers: answers)
+            case .complete(_, let line, let word): workerID = try remote.sendCompletion(line: line, word: word)
+            }
+        } catch {
+            // The worker is gone: the crash, found by the next look, answers this request.
+            client.inFlight = .init(request: request, workerID: -1, sent: .now())
+            loop?.execute { MainActor.assumeIsolated { self.pump() } }
+            return
+        }
+        client.inFlight = .init(request: request, workerID: workerID, sent: .now())
+        if case .complete = request, let loop {
+            loop.scheduleTask(in: Self.completionWait) {
+                MainActor.assumeIsolated { self.completionWaited(client, workerID: workerID) }
+            }
+        }
+    }
+
+    /// Tab waited long enough: no candidates now; the worker's late answer is dropped.
+    private func completionWaited(_ client: FrontClient, workerID: Int) {
+        guard var inFlight = client.inFlight, inFlight.workerID == workerID, !inFlight.answered else { return }
+        inFlight.answered = true
+        client.inFlight = inFlight
+        client.link.send(.completions(id: inFlight.request.id, candidates: []))
+    }
+
+    private func perform(_ work: FrontWork) {
+        switch work {
+        case .command(let client, let id, let command):
             let answer = supervisor.answer(command, scenes: scenes)
             switch answer {
             case .done(let text):
@@ -129,43 +217,189 @@ final class FrontServer: ClientServing {
                 if command == .upgrade { logger.warning("\(message)") }
                 client.link.send(.error(id: id, code: code, message: message))
             }
-            return
+        case .offer(let offer):
+            logger.notice("\(offer)")
+            broadcast(.init(text: offer, isWarning: false), except: nil)
+            broadcast(upgrade(), except: nil)
         }
-        guard let remote = client.scene.remote else {
-            client.link.send(.error(id: id, code: "stopped", message: supervisor.stoppedLine))
-            return
-        }
-        do {
-            switch try remote.exchange(line, answers: answers) {
-            case .result(let result):
-                client.scene.note()
-                client.link.send(.result(result.renumbered(id)))
-            case .secret(_, let prompt, let confirm):
-                client.link.send(.secret(id: id, prompt: prompt, confirm: confirm))
-            case .error(_, let code, let message):
-                client.link.send(.error(id: id, code: code, message: message))
-            default:
-                client.link.send(.error(id: id, code: "protocol", message: "the app process answered out of turn"))
+        deliverPending()
+    }
+
+    // MARK: What the worker sends
+
+    /// Reads what every scene's connection has, relays it to its client, and takes the
+    /// worker's end as a crash and its upgrade offer as front work.
+    private func pump() {
+        coordsh_watchset_drain(supervisor.watchSet)
+        for client in ordered {
+            if let attaching = client.attaching {
+                let frames = attaching.connection.receiveAvailable()
+                if !frames.isEmpty { lastHeard = .now() }
+                guard let first = frames.first else { continue }
+                guard case .hello(let hello) = first else {
+                    refuse(client, first)
+                    continue
+                }
+                client.attaching = nil
+                supervisor.finishAttach(client.scene, on: attaching.connection, hello: hello)
+                greet(client)
+                relay(Array(frames.dropFirst()), to: client)
+            } else if let connection = client.scene.remote?.connection {
+                let frames = connection.receiveAvailable()
+                if !frames.isEmpty { lastHeard = .now() }
+                relay(frames, to: client)
             }
-        } catch {
-            crashed(running: (client.link.id, id))
+        }
+        let broken = clients.values.contains { $0.scene.isBroken || $0.attaching?.connection.closedReason != nil }
+        if let worker = supervisor.worker, worker.hasEnded || broken {
+            crashed(hung: false)
+        }
+        deliverPending()
+        dispatch()
+    }
+
+    /// A worker that answers a scene's hello with anything else refused it.
+    private func refuse(_ client: FrontClient, _ frame: ServerReply) {
+        let reason = switch frame {
+        case .error(_, _, let message): message
+        case .goodbye(let reason): reason
+        default: "the app process did not answer hello"
+        }
+        clients[client.link.id] = nil
+        client.attaching = nil
+        client.link.sendAndClose(.error(id: nil, code: "failed", message: "the app process refused the scene: \(reason)"))
+    }
+
+    private func relay(_ frames: [ServerReply], to client: FrontClient) {
+        for frame in frames {
+            switch frame {
+            case .event(let notice):
+                client.link.send(.event(notice))
+            case .upgrade(let text):
+                offer(text)
+            case .result, .secret, .completions, .error(.some, _, _):
+                answer(frame, to: client)
+            case .hello, .pong, .goodbye, .error(nil, _, _):
+                break  // the connection's end follows, and is a crash
+            }
+        }
+    }
+
+    /// The worker's answer to the client's request in flight, under the client's id.
+    private func answer(_ frame: ServerReply, to client: FrontClient) {
+        guard let inFlight = client.inFlight, frame.requestID == inFlight.workerID else {
+            logger.warning("client \(client.link.id): the app process answered a request it was not asked (\(frame.typeName))")
+            return
+        }
+        client.inFlight = nil
+        guard !inFlight.answered else { return }
+        let id = inFlight.request.id
+        switch (frame, inFlight.request) {
+        case (.result(let result), .run(_, let line, _)):
+            client.scene.remote?.absorb(result, line: line)
+            client.scene.note()
+            client.link.send(.result(result.renumbered(id)))
+        case (.secret(_, let prompt, let confirm), .run):
+            client.link.send(.secret(id: id, prompt: prompt, confirm: confirm))
+        case (.completions(_, let candidates), .complete):
+            client.link.send(.completions(id: id, candidates: candidates))
+        case (.error(_, let code, let message), _):
+            client.link.send(.error(id: id, code: code, message: message))
+        default:
+            client.link.send(.error(id: id, code: "protocol", message: "the app process answered out of turn"))
+        }
+    }
+
+    /// The worker offers a new plugin version on every scene's connection: one upgrade.
+    private func offer(_ text: String) {
+        let queued = frontWork.contains { if case .offer = $0 { true } else { false } }
+        if !queued { frontWork.append(.offer(text)) }
+    }
+
+    /// Notes for each scene's person that arrived outside an answer: a restore's, and what
+    /// its connection kept while a scene was built (a hello's notices, pushes, an upgrade offer).
+    private func deliverPending() {
+        for client in ordered where client.attaching == nil {
+            if let connection = client.scene.remote?.connection {
+                for notice in connection.takeKept() { client.link.send(.event(notice)) }
+                connection.upgradeOffers.forEach(offer)
+                connection.upgradeOffers.removeAll()
+            }
+            for notice in client.scene.pending.drain() { client.link.send(.event(notice)) }
+        }
+    }
+
+    // MARK: A crash, a hang
+
+    /// Looks again when the oldest thing the worker owes has waited `answerTimeout` with
+    /// nothing heard from the worker meanwhile.
+    private func armHangCheck() {
+        guard hangCheck == nil, let loop, let oldest = clients.values.compactMap(\.owedSince).min() else { return }
+        let deadline = max(oldest, lastHeard) + .nanoseconds(Int64(supervisor.answerTimeout * 1e9))
+        hangCheck = loop.scheduleTask(deadline: deadline) {
+            MainActor.assumeIsolated {
+                self.hangCheck = nil
+                self.checkHang()
+            }
+        }
+    }
+
+    private func checkHang() {
+        guard let oldest = clients.values.compactMap(\.owedSince).min(), supervisor.worker != nil else { return }
+        let timeout = TimeAmount.nanoseconds(Int64(supervisor.answerTimeout * 1e9))
+        if NIODeadline.now() >= max(oldest, lastHeard) + timeout {
+            crashed(hung: true)
+            deliverPending()
+            dispatch()
+        } else {
+            armHangCheck()
         }
     }
 
     /// The worker died (or hung): the client whose command was running gets the crash line
-    /// as its answer, every other client a note; each is told where its scene is now.
-    private func crashed(running: (client: Int, request: Int)?) {
-        let message = supervisor.workerDied(scenes: scenes)
+    /// as its answer; a client whose request was with the worker while another's ran gets the
+    /// note as its answer (it may or may not have run before); every other client gets the
+    /// note; each is told where its scene is now.
+    private func crashed(hung: Bool) {
+        // What was read before the end is relayed first: an answer that made it is an answer.
+        for client in ordered where client.attaching == nil {
+            if let connection = client.scene.remote?.connection { relay(connection.receiveAvailable(), to: client) }
+        }
+        let runningScene = supervisor.worker?.running?.scene
+        let greeting = ordered.filter { $0.attaching != nil }
+        for client in greeting {
+            client.attaching?.connection.shutdown()
+            client.attaching = nil
+        }
+        let message = supervisor.workerDied(scenes: scenes, hung: hung)
         logger.error("\(message)")
         let restarted = supervisor.worker != nil
-        for (key, client) in clients {
+        for client in greeting { greet(client) }
+        for client in ordered {
             let place = restarted ? client.scene.route.map { ", back at \($0)" } ?? "" : ""
-            if let running, running.client == key {
-                client.link.send(.error(id: running.request, code: "crashed", message: message + place))
-            } else {
-                // Whose doing it was: another client's command, or nobody's (a kill from outside).
-                let whose = running == nil ? "" : "another client's command: "
-                client.link.send(.event(.init(text: whose + message + (restarted ? "; your scene was restored" + place : ""), isWarning: true)))
+            // Whose doing it was: another client's command, or nobody's (a kill from outside).
+            let whose = runningScene == nil ? "" : "another client's command: "
+            let restored = restarted ? "; your scene was restored" + place : ""
+            let owed = client.inFlight
+            client.inFlight = nil
+            switch owed {
+            case .some(let inFlight) where inFlight.answered:
+                client.link.send(.event(.init(text: whose + message + restored, isWarning: true)))
+            case .some(let inFlight) where client.scene.name == runningScene:
+                client.link.send(.error(id: inFlight.request.id, code: "crashed", message: message + place))
+            case .some(let inFlight) where inFlight.isCompletion:
+                client.link.send(.completions(id: inFlight.request.id, candidates: []))
+                client.link.send(.event(.init(text: whose + message + restored, isWarning: true)))
+            case .some(let inFlight) where runningScene == nil:
+                // Nobody's command was running (a kill from outside): whether this one ran
+                // before the end is not known; its person is told what happened, as when it runs.
+                client.link.send(.error(id: inFlight.request.id, code: "crashed", message: message + place))
+            case .some(let inFlight):
+                client.link.send(.error(id: inFlight.request.id, code: "crashed", message: whose + message + restored))
+            case nil:
+                if !greeting.contains(where: { $0 === client }) {
+                    client.link.send(.event(.init(text: whose + message + restored, isWarning: true)))
+                }
             }
         }
     }
@@ -177,42 +411,30 @@ final class FrontServer: ClientServing {
         return notice
     }
 
-    /// What arrived from the worker between requests goes to its clients; a worker that
-    /// ended is a crash; a worker's upgrade offer is taken.
-    private func pump() {
-        coordsh_watchset_drain(supervisor.watchSet)
-        var offers: [String] = []
-        for client in clients.values {
-            guard let connection = client.scene.remote?.connection else { continue }
-            for notice in connection.takePushed() { client.link.send(.event(notice)) }
-            offers += connection.upgradeOffers
-            connection.upgradeOffers.removeAll()
-        }
-        if let worker = supervisor.worker, worker.hasEnded || clients.values.contains(where: \.scene.isBroken) {
-            crashed(running: nil)
-        } else if let offer = offers.first {
-            logger.notice("\(offer)")
-            broadcast(.init(text: offer, isWarning: false), except: nil)
-            broadcast(upgrade(), except: nil)
-        }
-        for client in clients.values {
-            for notice in client.scene.pending.drain() { client.link.send(.event(notice)) }
-        }
-    }
-
     private func broadcast(_ notice: ServerReply.Notice, except id: Int?) {
-        for (key, client) in clients where key != id { client.link.send(.event(notice)) }
+        for (key, client) in clients where key != id && client.attaching == nil { client.link.send(.event(notice)) }
     }
 
     // MARK: Shutdown
 
+    /// Requests not yet with the worker are refused; those with it are waited for (`busy`).
     func beginDrain() {
         draining = true
+        for client in ordered {
+            for request in client.waiting {
+                switch request {
+                case .run(let id, _, _): client.link.send(.error(id: id, code: "shutting_down", message: "the server is shutting down; the command was not run"))
+                case .complete(let id, _, _): client.link.send(.completions(id: id, candidates: []))
+                }
+            }
+            client.waiting.removeAll()
+        }
     }
 
     func goodbyeAll(_ reason: String) {
         for client in clients.values { client.link.sendAndClose(.goodbye(reason: reason)) }
         watch?.cancel()
+        hangCheck?.cancel()
         supervisor.stop()
     }
 }

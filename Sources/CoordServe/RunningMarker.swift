@@ -14,9 +14,10 @@ final class RunningMarker {
 
     deinit { close(descriptor) }
 
-    /// Notes `line` and the plugin it runs in (empty for a built-in), tab-separated.
-    func record(line: String, plugin: String?) {
-        write("\(plugin ?? "")\t\(line)")
+    /// Notes `line`, the plugin it runs in (empty for a built-in) and the scene it runs in
+    /// (whose client a front answers with the crash), tab-separated.
+    func record(line: String, plugin: String?, scene: String) {
+        write("\(plugin ?? "")\t\(scene)\t\(line)")
     }
 
     /// The command finished: nothing is running.

@@ -23,8 +23,12 @@ struct ServeLifecycle: Service {
         try? await listener.close()
         unlink(place.socketPath)
         let drained = await Self.within(seconds: drainTimeout) {
-            // Runs after every request the loop took before it: the ones in flight have finished.
+            // Runs after every request the loop took before it: the ones in flight have finished,
+            // or (a supervised front) are on their way to the worker, waited for here.
             try? await loop.submit { MainActor.assumeIsolated { server.beginDrain() } }.get()
+            while (try? await loop.submit({ MainActor.assumeIsolated { server.busy } }).get()) == true {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
         }
         if !drained { logger.warning("commands still running after \(drainTimeout) s; closing anyway") }
         _ = await Self.within(seconds: 2) {

@@ -50,6 +50,9 @@ final class Server: ClientServing {
         host.onAppEvent = { [unowned self] event in broadcast(Notice(event)) }
     }
 
+    /// Commands run on the loop here, each finished before the next request is read.
+    var busy: Bool { false }
+
     // MARK: Connections
 
     /// A client said hello: give it a scene, or refuse it when the server is full or closing.
@@ -109,7 +112,7 @@ final class Server: ClientServing {
                 // A secret (a card number) is not written to the marker file: its words after
                 // the verb are masked.
                 let shown = secret ? line.split(separator: " ").prefix(2).joined(separator: " ") + " ****" : line
-                runningMarker.record(line: shown, plugin: client.session.plugin(of: line))
+                runningMarker.record(line: shown, plugin: client.session.plugin(of: line), scene: client.session.scene.identifier)
             }
             let reply = client.session.run(line)
             runningMarker?.clear()
@@ -123,6 +126,8 @@ final class Server: ClientServing {
         case .complete(let id, let line, let word):
             link.send(.completions(id: id, candidates: client.session.completions(line: line, word: word)))
             return
+        case .ping(let id):
+            link.send(.pong(id: id))
         case .bye:
             link.channel.close(promise: nil)
         case .hello:

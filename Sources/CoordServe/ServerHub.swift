@@ -41,5 +41,8 @@ protocol ClientServing: AnyObject, Sendable {
     func close(_ link: ClientLink)
     /// Shutting down: requests that arrive from now on are refused.
     func beginDrain()
+    /// A request taken is not yet answered (a supervised front relays them to its worker
+    /// without waiting): a shutdown waits for it.
+    var busy: Bool { get }
     func goodbyeAll(_ reason: String)
 }

@@ -25,12 +25,12 @@ package final class SceneLink {
 
     /// The scene's name in every worker (and the key of its guest cart there).
     package let name: String
-    private let secrets: any SecretPrompting
+    let secrets: any SecretPrompting
     package private(set) var remote: RemoteBackend?
     package private(set) var route: String?
     /// The routes `back` goes through, ending with `route` (see `SceneCoordinator.pageTrail`).
     private(set) var trail: [String] = []
-    private(set) var resumeToken: String?
+    package private(set) var resumeToken: String?
     private(set) var queued: [(line: String, from: String?)] = []
     /// Notes for the scene's person that arrived outside a command's answer.
     package var pending: [Reply.Notice] = []
@@ -88,6 +88,14 @@ package final class SceneLink {
             }
         }
         return Built(remote: remote, notices: notices)
+    }
+
+    /// A new scene's first step in `worker`, not waiting for the answer: its connection,
+    /// with the hello (and the login to resume) sent.
+    func beginBuild(in worker: WorkerProcess) throws -> ServerConnection {
+        let connection = try worker.openScene()
+        try RemoteBackend.sendHello(on: connection, resume: resumeToken, scene: name, peer: peer)
+        return connection
     }
 
     private func exchange(_ remote: RemoteBackend, _ line: String, what: String) throws -> ServerReply {

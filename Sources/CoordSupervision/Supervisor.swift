@@ -24,7 +24,7 @@ package final class Supervisor {
 
     private let launch: () throws -> WorkerProcess
     /// Seconds a command may take in the worker before it is killed as hung.
-    let answerTimeout: Double
+    package let answerTimeout: Double
     private let quarantine: Quarantine?
     package private(set) var worker: WorkerProcess?
     private var crashes: [Date] = []
@@ -118,27 +118,35 @@ package final class Supervisor {
         worker = candidate
     }
 
-    /// A scene that arrives while the app runs (a client attaching): built in the current
-    /// worker.
-    package func attach(_ scene: SceneLink) throws {
+    /// A scene that arrives while the app runs (a client attaching), begun in the current
+    /// worker without waiting: its hello is sent on a new connection, watched from now on,
+    /// whose answer goes to `finishAttach`.
+    package func beginAttach(_ scene: SceneLink) throws -> ServerConnection {
         guard let worker else {
             throw WorkerProcess.Failure(description: stoppedLine)
         }
         do {
-            adopt(worker, scenes: [scene], built: [try scene.build(in: worker, timeout: answerTimeout)])
+            let connection = try scene.beginBuild(in: worker)
+            _ = coordsh_watchset_add(watchSet, connection.descriptor)
+            return connection
         } catch {
-            let what = (error as? SceneLink.RestoreFailure)?.what ?? "the scene"
-            throw WorkerProcess.Failure(description: "the app process failed while \(what) was opened")
+            throw WorkerProcess.Failure(description: "the app process failed while the scene was opened")
         }
+    }
+
+    /// The worker answered a scene's hello (see `beginAttach`): the scene is in use.
+    package func finishAttach(_ scene: SceneLink, on connection: ServerConnection, hello: ServerReply.Hello) {
+        if let worker, worker.plugins.isEmpty { worker.learn(plugins: hello.plugins) }
+        scene.adopt(.init(remote: RemoteBackend(connection: connection, hello: hello, secrets: scene.secrets, resume: scene.resumeToken), notices: []))
     }
 
     /// The worker died, or stopped answering. Says what it was running (the plugin and the
     /// line it noted before running it), how it ended and Swift's "Fatal error" line; counts
     /// the crash against the plugin; then starts a new worker with every scene restored, or
     /// stops the app when the crashes come too fast.
-    package func workerDied(scenes: [SceneLink]) -> String {
+    package func workerDied(scenes: [SceneLink], hung timedOut: Bool = false) -> String {
         guard let worker else { return "the app process is gone" }
-        let hung = scenes.contains { $0.remote?.connection.timedOut == true }
+        let hung = timedOut || scenes.contains { $0.remote?.connection.timedOut == true }
         for scene in scenes { scene.drop() }
         self.worker = nil
         let how = end(worker)

@@ -192,12 +192,13 @@ package final class WorkerProcess {
         }
     }
 
-    /// The plugin and the line that were running when it died (the plugin empty for a built-in).
-    var running: (plugin: String, line: String)? {
+    /// The plugin, the scene and the line that were running when it died (the plugin empty
+    /// for a built-in).
+    package var running: (plugin: String, scene: String, line: String)? {
         guard let text = try? String(contentsOfFile: runningFile, encoding: .utf8), !text.isEmpty else { return nil }
-        let parts = text.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
-        return (String(parts[0]), String(parts[1]))
+        let parts = text.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        return (String(parts[0]), String(parts[1]), String(parts[2]))
     }
 
     /// Kills it at once (it stopped answering).

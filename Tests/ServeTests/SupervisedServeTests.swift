@@ -100,6 +100,49 @@ struct SupervisedServeTests {
         #expect(try server.stop() == 0)
     }
 
+    @Test("one client's command that never ends holds no other client: a ping is answered at once, Tab gets no candidates instead of waiting, a new client is greeted once the stuck app is replaced and its hello is not timed out meanwhile")
+    func longCommandHoldsNoOtherClient() throws {
+        let server = try Self.serverWithCrasher(config: "[shell]\nworker_timeout = 8\n[serve]\nhandshake_timeout = 1\n")
+        let (a, b) = (try ServeTests.attach(server), try ServeTests.attach(server))
+        #expect(try Self.send(b, "cart add 3").error == nil)
+        #expect(try ServeTests.complete(b, "cart a", word: "a") == ["add"])
+        let stuck = a.newID()
+        try a.write(.run(id: stuck, line: "crash now loop", secrets: []))
+        usleep(300_000)
+        let started = Date()
+        // B's ping and Tab come back long before the 8 s after which A's command is killed.
+        let ping = b.newID()
+        try b.write(.ping(id: ping))
+        #expect(try b.answer(to: ping).requestID == ping)
+        #expect(try ServeTests.complete(b, "cart a", word: "a") == [], "the app is busy: no candidates rather than a frozen Tab")
+        #expect(Date().timeIntervalSince(started) < 4, "B waited \(Date().timeIntervalSince(started)) s")
+        // C connects and says hello; past the 1 s handshake timeout it is still there: the
+        // front read its hello and answers its ping, its scene waits for the app.
+        let c = try ServerConnection(path: server.socket)
+        try c.write(.hello(version: WireProtocol.version, client: "SupervisedServeTests"))
+        usleep(1_500_000)
+        let cPing = c.newID()
+        try c.write(.ping(id: cPing))
+        guard case .pong(let answered) = try c.receive() else { throw ServeTests.TestFailure("C's first frame is not its pong") }
+        #expect(answered == cPing)
+        #expect(Date().timeIntervalSince(started) < 6, "C waited \(Date().timeIntervalSince(started)) s")
+        // A's command is killed as hung; C is greeted in the new worker; B's cart is there.
+        switch try a.answer(to: stuck) {
+        case .error(_, let code, let message):
+            #expect(code == "crashed")
+            #expect(message.hasPrefix("the app process stopped answering running 'crash now loop' in plugin crasher: no answer for 8 s, killed; restarted"), "\(message)")
+        default:
+            Issue.record("A's stuck command was answered, not killed")
+        }
+        guard case .hello(let hello) = try c.receive() else { throw ServeTests.TestFailure("C was not greeted") }
+        #expect(hello.route == "content/catalog")
+        #expect(try Self.send(c, "where").result?.route == "content/catalog")
+        #expect(try Self.notes(b, until: "another client's command: the app process stopped answering", server: server).count >= 1)
+        #expect(try Self.send(b, "cart show").result?.lines.contains { $0.contains("#3   Leather Boots") } == true)
+        #expect(try ServeTests.complete(b, "cart a", word: "a") == ["add"])
+        #expect(try server.stop() == 0)
+    }
+
     @Test("upgrade: crasher 2.0.0 dropped in with two scenes attached; both keep page and user and see its new page; a 3.0.0 that traps on load leaves 2.0.0 serving")
     func upgradeWithoutRestart() throws {
         let server = try Self.serverWithCrasher()
