@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// Setting AppDependency at the root of coordinator trees of 100, 1,000 and 10,000 nodes, and

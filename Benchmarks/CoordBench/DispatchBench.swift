@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// Message dispatch through chains of depth 1, 5 and 20, against a direct Swift closure call

@@ -1,5 +1,5 @@
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 import Foundation
 

@@ -1,6 +1,6 @@
 import CoordProtocol
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 import CoordClient
 import Foundation

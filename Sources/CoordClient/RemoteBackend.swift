@@ -1,5 +1,5 @@
 import CoordProtocol
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 import Foundation
 

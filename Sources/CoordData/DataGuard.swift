@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 // SQLite's authorizer action codes (sqlite3.h; part of its stable interface).
 private let SQLITE_CREATE_INDEX: Int32 = 1, SQLITE_CREATE_TABLE: Int32 = 2, SQLITE_CREATE_TRIGGER: Int32 = 7,

@@ -1,5 +1,5 @@
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// A data manager the host can open at start-up, so that a store that will not open is a
 /// warning before the first prompt rather than a surprise at the first command.

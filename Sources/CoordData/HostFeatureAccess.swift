@@ -1,11 +1,11 @@
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// The host's `FeatureAccess`: each feature's data handle scoped to it (`ScopedData`), and the
 /// guarded services only to features that declared them and were granted them
 /// (`PluginGrants`).
 @MainActor
-public final class HostFeatureAccess: FeatureAccess {
+package final class HostFeatureAccess: FeatureAccess {
     public var grants: PluginGrants {
         didSet { handles.removeAll() }
     }
@@ -18,7 +18,7 @@ public final class HostFeatureAccess: FeatureAccess {
         self.grants = grants
     }
 
-    public func data(for feature: Feature?, store: any DataManaging) -> any DataManaging {
+    package func data(for feature: Feature?, store: any DataManaging) -> any DataManaging {
         // Only the host's own stores are scoped; a store a test puts in is used as it is.
         guard store is SQLiteDataManager || store is PostgresDataManager else { return store }
         let shared = storeGuard(store)
@@ -44,7 +44,7 @@ public final class HostFeatureAccess: FeatureAccess {
         return handle
     }
 
-    public func mayUse(_ key: DependencyKey, feature: Feature) -> Bool {
+    package func mayUse(_ key: DependencyKey, feature: Feature) -> Bool {
         grants.granted(feature.uses, origin: feature.origin).contains(.service(key.name))
     }
 

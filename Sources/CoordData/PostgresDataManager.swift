@@ -1,7 +1,7 @@
 import CLibPQ
 import CLibPQLoader
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// The host's data manager on a PostgreSQL server, through libpq: what several coordsh hosts

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// One store's guard, shared by every feature's handle on it: keeps the statement checker's
 /// copy of the schema and the table owners in step with the store, and runs migrations so that

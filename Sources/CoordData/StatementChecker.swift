@@ -1,5 +1,5 @@
 import CSQLiteCheck
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// Compiles SQL on a private in-memory SQLite connection that holds a copy of the store's
 /// schema, and reports what each statement would touch — tables read and written, schema

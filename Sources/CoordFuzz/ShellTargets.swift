@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 
 /// What a person or a script types: the shell's word splitter (quotes, escapes, comments) and

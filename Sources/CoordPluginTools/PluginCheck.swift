@@ -2,7 +2,7 @@ import CoordContract
 import CoordData
 import CoordLoading
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 import Foundation
 

@@ -1,6 +1,6 @@
 import CoordData
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 import Foundation
 

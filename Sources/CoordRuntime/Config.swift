@@ -1,7 +1,7 @@
 import Foundation
 import TOMLKit
 import CLoadedLibrary
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// The shell's configuration: the built-in defaults with the keys of one TOML file over them.
 ///

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// The person's answers to outside plugins' requests — asked once at a terminal, or given

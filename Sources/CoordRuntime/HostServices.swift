@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// The services every host puts into `AppDependency` before any plugin registers: the shell,
 /// `coordsh plugin check` and the in-process test host all go through here, so a plugin sees

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// The manifests of one plugin as one field of the verdict cache, and back.
 ///

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// What each plugin was granted beyond its own tables and the ordinary services.
@@ -29,13 +29,13 @@ public struct PluginGrants: Sendable {
     /// True for a plugin installed with coordsh, or a feature registered in code. The file's
     /// symbolic links are resolved first: a link in the plugin folder to a bundled plugin runs
     /// the bundled code, and a link beside the SDK to a file elsewhere does not.
-    public func isBundled(_ origin: PluginOrigin?) -> Bool {
+    package func isBundled(_ origin: PluginOrigin?) -> Bool {
         guard let origin else { return true }
         return (Self.resolved(origin.path) as NSString).deletingLastPathComponent == bundledFolder
     }
 
     /// What of `uses` the plugin may use.
-    public func granted(_ uses: [Capability], origin: PluginOrigin?) -> [Capability] {
+    package func granted(_ uses: [Capability], origin: PluginOrigin?) -> [Capability] {
         if isBundled(origin) || origin.map({ declarationsGranted.contains($0.name) }) == true { return uses }
         let given = origin.map { (configured[$0.name] ?? []) + (remembered[$0.name]?.granted ?? []) } ?? []
         return uses.filter { wanted in given.contains { $0.covers(wanted) } }
@@ -43,7 +43,7 @@ public struct PluginGrants: Sendable {
 
     /// What an interactive shell asks the person about: declared, not granted, and not
     /// already refused for this very file (`sha256`). Nothing for a bundled plugin.
-    public func asks(_ uses: [Capability], origin: PluginOrigin?, sha256: String) -> [Capability] {
+    package func asks(_ uses: [Capability], origin: PluginOrigin?, sha256: String) -> [Capability] {
         guard let origin, !isBundled(origin) else { return [] }
         let answers = remembered[origin.name]
         let refused = answers?.refusedFor == sha256 ? answers?.refused ?? [] : []
@@ -51,7 +51,7 @@ public struct PluginGrants: Sendable {
     }
 
     /// What of `uses` the plugin asked for and was not granted.
-    public func ungranted(_ uses: [Capability], origin: PluginOrigin?) -> [Capability] {
+    package func ungranted(_ uses: [Capability], origin: PluginOrigin?) -> [Capability] {
         let granted = granted(uses, origin: origin)
         return uses.filter { !granted.contains($0) }
     }

@@ -1,11 +1,11 @@
 import CoordLoading
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// A plugin that registered its features: loaded (passed the handshake and registered), or
 /// registered from the plugin registry cache and loaded when first needed.
 public struct LoadedPlugin: Sendable, Equatable {
-    public internal(set) var origin: PluginOrigin
+    package internal(set) var origin: PluginOrigin
     public let features: [String]
     /// True when a child process vetted it during this run, false when its verdict came from
     /// the cache (or vetting is off).

@@ -1,5 +1,5 @@
 import CoordSandbox
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// The sandbox every process that runs plugin code enters before the first plugin is mapped:

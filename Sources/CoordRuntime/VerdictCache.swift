@@ -1,5 +1,5 @@
 import CoordLoading
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// Verdicts of vetted plugin files, so that an ordinary start spawns no child process and a

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 
 /// How a served scene asks for a password: its person is on the other side of a socket, and

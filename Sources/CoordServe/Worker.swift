@@ -1,7 +1,7 @@
 import CSocketPass
 import CoordProtocol
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 import Foundation
 import Logging

@@ -1,7 +1,7 @@
 import CoordData
 import CoordLoading
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// One running app: the root coordinator, its plugins, its configuration and its data — what
@@ -28,7 +28,7 @@ public final class AppHost {
     public var vettingExecutable: String?
     /// What each feature's code may reach (its data handle, the guarded services it was
     /// granted); also the key with which the host reads services sealed to plugins.
-    public let access = HostFeatureAccess(grants: PluginGrants(configured: [:]))
+    package let access = HostFeatureAccess(grants: PluginGrants(configured: [:]))
     /// The person's remembered answers to plugins' requests, opened before the sandbox (the
     /// caller decides whether this process may write them); nil to remember none.
     public var grantStore: GrantStore?

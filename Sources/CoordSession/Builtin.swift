@@ -1,5 +1,5 @@
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// A command of the shell itself, as opposed to a feature's message.

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// What one shell command produced: text for people and a JSON document for machines.
 ///

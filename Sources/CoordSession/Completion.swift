@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 extension Session {
     /// What Tab offers for `word`, the partial word at the end of `line` (the line up to the

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// The commands a supervising front answers itself — the supervised shell and a supervised
 /// `serve` alike (CoordSupervision) — before a line reaches the app process. Declared once,

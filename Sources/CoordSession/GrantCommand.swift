@@ -1,5 +1,5 @@
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// An outside plugin asking for what the person has not answered yet: what an interactive

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// The app-wide password prompt of a process with no terminal (`coordsh serve`, the
 /// benchmark's in-process app). A served client's scene lays its own over it

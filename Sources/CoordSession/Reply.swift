@@ -1,5 +1,5 @@
 import CoordProtocol
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// Everything one command line produced, before anybody prints it: the shell prints it to a
 /// terminal or as `--json`, the server sends it to a client, whose shell prints it the same

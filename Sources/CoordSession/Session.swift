@@ -1,5 +1,5 @@
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// One session: a scene of the app and the commands its person types. The terminal shell has

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// What a scene's session is made of beyond its pages, in a form that outlives the process:
 /// the login (a session token) and the messages waiting in its queues (as command lines). A

@@ -1,5 +1,5 @@
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// What the shell's loop talks to: an app in this process (`LocalBackend`), or a scene of a
 /// `coordsh serve` over its socket (`RemoteBackend`). The loop — batch, script, interactive,

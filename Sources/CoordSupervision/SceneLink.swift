@@ -1,6 +1,6 @@
 import CoordClient
 import CoordProtocol
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 import Foundation
 

@@ -1,7 +1,7 @@
 import CWatchSet
 import CoordClient
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordSession
 import Foundation
 #if canImport(Glibc)

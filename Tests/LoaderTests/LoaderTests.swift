@@ -1,6 +1,6 @@
 import CoordLoading
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 import TestSupport
 import Testing

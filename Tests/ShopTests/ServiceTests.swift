@@ -1,5 +1,5 @@
 import CoordData
-import CoordSDK
+@_spi(Host) import CoordSDK
 import CoordShop
 import Foundation
 import TestSupport

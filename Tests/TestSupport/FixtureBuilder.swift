@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// Builds the broken-plugin corpus the loader and contract tests use: C plugins with the

@@ -1,6 +1,6 @@
 import CoordData
 import CoordRuntime
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Foundation
 
 /// A host for in-process tests: an app with the real plugin `.so` files loaded through the
@@ -16,7 +16,7 @@ public final class TestHost {
     public let directory: String
     public let secrets = GivenSecret()
     /// What each feature may reach, as the shell installs it.
-    public private(set) var access: HostFeatureAccess
+    package private(set) var access: HostFeatureAccess
 
     /// `config` is TOML put over the built-in defaults (a file in the host's folder), as a
     /// user's config file would be; nil for the shipped config. `databasePath` is a SQLite

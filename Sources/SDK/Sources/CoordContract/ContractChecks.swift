@@ -1,5 +1,5 @@
 import CoordLoading
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// The checks themselves. Each returns what it saw, or throws `Failure` with the reason.
 extension ContractSuite {

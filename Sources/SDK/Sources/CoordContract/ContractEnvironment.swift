@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// What the checks that run "with dependencies" get: the services and the other plugins a
 /// real host would have. A plugin author's test passes its own; `coordsh plugin check` passes
@@ -10,6 +10,8 @@ public struct ContractEnvironment {
     /// be left out), is registered into that app.
     public var prepare: @MainActor (_ app: AppCoordinator, _ pluginName: String) throws -> Void
 
+    /// An environment whose `prepare` fills each fresh app before the plugin under test is
+    /// registered (its companions, the services it needs).
     public init(prepare: @escaping @MainActor (_ app: AppCoordinator, _ pluginName: String) throws -> Void = { _, _ in }) {
         self.prepare = prepare
     }

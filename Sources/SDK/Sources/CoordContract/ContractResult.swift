@@ -5,6 +5,7 @@ public struct ContractResult: Sendable, Codable, Equatable, CustomStringConverti
     public let id: String
     /// What the check holds the plugin to, in words.
     public let title: String
+    /// Whether the plugin held to it; one failure fails `plugin check`.
     public let passed: Bool
     /// What was seen: the values compared on success, the reason on failure.
     public let detail: String
@@ -12,6 +13,7 @@ public struct ContractResult: Sendable, Codable, Equatable, CustomStringConverti
     /// (`sdk_version_mismatch`, …).
     public let refusal: String?
 
+    /// One check's outcome, as the suite records it and `plugin check --json` prints it.
     public init(id: String, title: String, passed: Bool, detail: String, refusal: String? = nil) {
         self.id = id
         self.title = title

@@ -1,5 +1,5 @@
 import CoordLoading
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// The plugin contract: what every coordsh plugin must satisfy, checked against a real `.so`.
 ///
@@ -18,7 +18,9 @@ import CoordSDK
 public final class ContractSuite {
     /// One check: a stable id, what it holds the plugin to, and the checks it needs first.
     public struct Check: Sendable {
+        /// A stable name (`registers`, `class-identity`): what `--json` and a CI script key on.
         public let id: String
+        /// What the check holds the plugin to, in words.
         public let title: String
         let requires: [String]
     }
@@ -60,6 +62,7 @@ public final class ContractSuite {
         Check(id: "class-identity", title: "its coordinator, page views and pages are the SDK's types", requires: ["registers"]),
     ]
 
+    /// The plugin file under test.
     public let path: String
     let environment: ContractEnvironment
     private var outcomes: [String: Result<String, Failure>] = [:]

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// A feature the suite registers next to the plugin under test, so that messages can be sent
 /// from another feature's page, the way a user types `cart add` on a product page.

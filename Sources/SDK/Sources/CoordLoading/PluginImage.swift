@@ -1,5 +1,5 @@
 import CCoordABI
-import CoordSDK
+@_spi(Host) import CoordSDK
 #if canImport(Glibc)
 import Glibc
 #endif

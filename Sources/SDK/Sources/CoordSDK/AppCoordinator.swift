@@ -6,7 +6,7 @@
 @MainActor
 public final class AppCoordinator: Coordinator {
     /// The registered features.
-    public let features = FeatureRegistry()
+    @_spi(Host) public let features = FeatureRegistry()
     /// Services the host itself provides, by key.
     private var hostServices: [(key: DependencyKey, service: Any)] = []
     /// What each feature's code may reach; nil (a test, a tool) hands every feature the
@@ -18,13 +18,13 @@ public final class AppCoordinator: Coordinator {
     }
 
     /// Installs what each feature may reach (see `FeatureAccess`) and rebuilds.
-    public func install(access: any FeatureAccess) { self.access = access }
+    @_spi(Host) public func install(access: any FeatureAccess) { self.access = access }
     /// The host's services that touch a person or a secret: only features granted them (or,
     /// for a feature's own, providing them) find them.
     public static let hostGuardedKeys = [Services.secrets.key, Services.passwords.key]
     /// The guarded slots, as of the last rebuild: the host's and every feature's guarded
     /// provisions. Empty without `access`.
-    public private(set) var sealedKeys = DependencySet()
+    @_spi(Host) public private(set) var sealedKeys = DependencySet()
     var guardedKeys: [DependencyKey] { Array(sealedKeys) }
     /// The store the host provides in `Services.data`, before any feature's handle.
     var dataStore: (any DataManaging)? {
@@ -36,6 +36,8 @@ public final class AppCoordinator: Coordinator {
     /// `globalDisplay(page:)`: show any page of any feature.
     public static let globalDisplay = MessageName("globalDisplay")
 
+    /// An app with no feature registered yet: the host (or a contract test) registers
+    /// plugins into it, then opens scenes.
     public init() {
         super.init(identifier: "app")
         handle(Self.globalDisplay) { [unowned self] message in
@@ -99,7 +101,7 @@ public final class AppCoordinator: Coordinator {
 
     /// Registers a plugin's features and rebuilds the dependencies, so that services it
     /// provides reach everyone and messages waiting for them replay.
-    public func register(_ definitions: [FeatureDefinition], origin: PluginOrigin?) throws(CoordError) {
+    @_spi(Host) public func register(_ definitions: [FeatureDefinition], origin: PluginOrigin?) throws(CoordError) {
         try features.register(definitions, origin: origin)
         rebuildDependencies()
     }
@@ -109,7 +111,7 @@ public final class AppCoordinator: Coordinator {
     /// their slots with placeholders that load the plugin when read.
     /// `rebuild: false` leaves `rebuildDependencies` to the caller, once for a whole folder of
     /// plugins instead of once per plugin.
-    public func register(
+    @_spi(Host) public func register(
         manifests: [FeatureManifest], origin: PluginOrigin?, rebuild: Bool = true,
         load: @escaping @MainActor () throws(CoordError) -> Void
     ) throws(CoordError) {
@@ -119,7 +121,7 @@ public final class AppCoordinator: Coordinator {
 
     /// Puts a just-loaded plugin's live definitions in place of its manifests, and rebuilds
     /// the dependencies so that its real services replace the placeholders.
-    public func fulfil(_ definitions: [FeatureDefinition], origin: PluginOrigin?) throws(CoordError) {
+    @_spi(Host) public func fulfil(_ definitions: [FeatureDefinition], origin: PluginOrigin?) throws(CoordError) {
         try features.fulfil(definitions, origin: origin)
         rebuildDependencies()
     }
@@ -131,7 +133,7 @@ public final class AppCoordinator: Coordinator {
     }
 
     /// The same for features registered from manifests.
-    public func unmetNeeds(of manifests: [FeatureManifest]) -> [DependencyKey] {
+    @_spi(Host) public func unmetNeeds(of manifests: [FeatureManifest]) -> [DependencyKey] {
         unmetNeeds(manifests.flatMap(\.needs).map(DependencyKey.init), provided: manifests.flatMap(\.provides).map(DependencyKey.init))
     }
 
@@ -216,13 +218,13 @@ public final class AppCoordinator: Coordinator {
     }
 
     /// Loads `feature`'s plugin if it is only registered, for a message or page of it.
-    public func load(_ feature: Feature) throws(CoordError) {
+    @_spi(Host) public func load(_ feature: Feature) throws(CoordError) {
         try feature.load()
     }
 
     // MARK: Routing
 
-    public override func reachedTop(
+    @_spi(Host) public override func reachedTop(
         _ message: Message, scene: SceneCoordinator?, chain: [ObjectIdentifier], handledBelow: Bool,
         trace: DispatchTrace?
     ) throws -> DispatchOutcome {

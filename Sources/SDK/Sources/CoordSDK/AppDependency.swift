@@ -1,12 +1,15 @@
 /// The name of one app-wide service slot in `AppDependency`, interned to a small integer so
 /// that "does this coordinator have what the handler needs" is a bit test.
 public struct DependencyKey: Hashable, Sendable, CustomStringConvertible {
+    /// The interned number: equal for equal names in this process, never stored or sent.
     public let id: Int32
 
     static let table = InternTable()
 
+    /// The slot named `name` (`"cart"`): the same name is the same key in every plugin.
     public init(_ name: String) { id = DependencyKey.table.intern(name) }
 
+    /// The name the key was made from, for messages and declarations.
     public var name: String { DependencyKey.table.string(for: id) }
     public var description: String { name }
 }
@@ -16,13 +19,15 @@ public struct DependencyKey: Hashable, Sendable, CustomStringConvertible {
 /// The type parameter keeps reads typed at the call site while the storage stays open to
 /// services that plugins define and provide at run time.
 public struct ServiceKey<Service>: Sendable {
+    /// The untyped slot, for declarations (`needs`, `provides`) that list keys of any type.
     public let key: DependencyKey
+    /// The slot named `name`; two keys of one name are one slot, so give it one type.
     public init(_ name: String) { key = DependencyKey(name) }
 }
 
 /// A set of dependency keys, stored as a bit set so that checking a handler's needs on the
 /// dispatch path costs a few word compares.
-public struct DependencySet: Hashable, Sendable, Sequence {
+@_spi(Host) public struct DependencySet: Hashable, Sendable, Sequence {
     private var words: [UInt64] = []
 
     public init() {}
@@ -39,6 +44,7 @@ public struct DependencySet: Hashable, Sendable, Sequence {
         if w < words.count { words[w] &= ~b }
     }
 
+    /// Whether the slot is filled: a handler that needs it runs now instead of waiting.
     public func contains(_ key: DependencyKey) -> Bool {
         let (w, b) = (Int(key.id) / 64, UInt64(1) << UInt64(key.id % 64))
         return w < words.count && words[w] & b != 0
@@ -84,13 +90,14 @@ public struct AppDependency {
     private var services: [Int32: Any] = [:]
     private var providers: [Int32: String] = [:]
     /// Which slots are filled; handlers' needs are checked against this.
-    public private(set) var keys = DependencySet()
+    @_spi(Host) public private(set) var keys = DependencySet()
     /// Incremented on every change, so observers can tell two snapshots apart cheaply.
     public private(set) var revision = 0
     /// Guarded slots this view was not granted (see `FeatureAccess`): empty here, and a need
     /// of them is refused at once instead of waiting for a service that will never come.
-    public private(set) var denied = DependencySet()
+    @_spi(Host) public private(set) var denied = DependencySet()
 
+    /// No service at all: what a level has before the host passes the app's services down.
     public init() {}
 
     /// Reads or fills a typed slot. Setting nil empties it.
@@ -143,6 +150,7 @@ public struct AppDependency {
     /// Who provided a slot (`host`, or a plugin's name).
     public func provider(of key: DependencyKey) -> String? { providers[key.id] }
 
+    /// Whether the slot is filled: a handler that needs it runs now instead of waiting.
     public func contains(_ key: DependencyKey) -> Bool { keys.contains(key) }
 
     /// One entry per filled slot, sorted by name: what `deps` shows.

@@ -64,6 +64,7 @@ public struct Secret: ArgumentValue, Equatable, CustomStringConvertible {
     /// The text as typed.
     public let text: String
 
+    /// Wraps typed text (a test, or a value a handler builds itself).
     public init(_ text: String) { self.text = text }
 
     public static var valueType: ValueType { .string }

@@ -32,6 +32,8 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
     /// plugin to grant it to, when known.
     case notGranted(Capability, context: String, plugin: String?)
 
+    /// A stable machine-readable name for the failure (`unknown_feature`, `not_granted`, …):
+    /// what `--json` and the protocol carry, so scripts never match on the message text.
     public var code: String {
         switch self {
         case .unknownFeature: "unknown_feature"

@@ -3,7 +3,7 @@
 /// `trace COMMAND` prints this. The chain is the app's central mechanism; being able to see
 /// it is what makes a plugin's misrouted message debuggable.
 @MainActor
-public final class DispatchTrace {
+@_spi(Host) public final class DispatchTrace {
     public enum Action: Sendable, Equatable, CustomStringConvertible {
         case passedOn
         case handled

@@ -115,7 +115,7 @@ public struct FeatureDefinition: Sendable {
 /// loads the plugin — the first time a coordinator, a page or a service of the feature is
 /// needed — and the registry puts the live definition in its place.
 @MainActor
-public final class Feature {
+@_spi(Host) public final class Feature {
     public private(set) var definition: FeatureDefinition
     public let prefix: FeaturePrefix
     /// The plugin that registered it (name, version, file), or nil for one registered in code.
@@ -236,7 +236,7 @@ public final class Feature {
 }
 
 /// Where a feature came from, for `plugins` and refusal messages.
-public struct PluginOrigin: Sendable, Equatable {
+@_spi(Host) public struct PluginOrigin: Sendable, Equatable {
     public let name: String
     public let version: String
     public let path: String

@@ -10,7 +10,7 @@
 /// services it was granted unsealed; those it was not granted are absent and marked denied,
 /// so that `require` names the missing grant instead of a missing plugin.
 @MainActor
-public protocol FeatureAccess: AnyObject {
+@_spi(Host) public protocol FeatureAccess: AnyObject {
     /// The data handle the code of `feature` uses in place of the app's store, or, for nil,
     /// the handle the app's own value holds (one that reaches no feature's tables).
     func data(for feature: Feature?, store: any DataManaging) -> any DataManaging
@@ -64,14 +64,14 @@ extension AppCoordinator {
 extension AppCoordinator {
     /// For the host, which holds the `FeatureAccess` it installed: `value` (a scene's) as
     /// `feature`'s code sees it — what the host hands a feature's completions.
-    public func dependencies(for feature: Feature, from value: AppDependency?, by holder: any FeatureAccess) -> AppDependency? {
+    @_spi(Host) public func dependencies(for feature: Feature, from value: AppDependency?, by holder: any FeatureAccess) -> AppDependency? {
         guard let access, access === holder else { return nil }
         return dependencies(for: feature, from: value)
     }
 
     /// For the host: `value` with every guarded service unsealed (the host's own uses, such
     /// as putting a person back after a restart). Nil for anyone but the installed holder.
-    public func unsealed(_ value: AppDependency?, by holder: any FeatureAccess) -> AppDependency? {
+    @_spi(Host) public func unsealed(_ value: AppDependency?, by holder: any FeatureAccess) -> AppDependency? {
         guard let access else { return value }
         guard access === holder, var value else { return nil }
         for key in sealedKeys { value.unseal(key, granted: true) }
@@ -84,7 +84,7 @@ extension AppCoordinator {
     /// every command). `loading` false: nil while the provider's plugin is not loaded yet,
     /// rather than loading it (a question that must not cost a plugin's start). Nil for anyone
     /// but the installed holder.
-    public func unsealed<Service>(
+    @_spi(Host) public func unsealed<Service>(
         _ key: ServiceKey<Service>, in value: AppDependency?, by holder: any FeatureAccess, loading: Bool = true
     ) -> Service? {
         guard let value, access == nil || access === holder else { return nil }

@@ -8,7 +8,7 @@
 /// service it provides is needed (`Feature.load()`). Plain values only, so that it can be
 /// stored and compared: a live registration that differs from the cached one is how a stale
 /// cache is found.
-public struct FeatureManifest: Codable, Sendable, Equatable {
+@_spi(Host) public struct FeatureManifest: Codable, Sendable, Equatable {
     /// One parameter of a page or argument of a message.
     public struct Parameter: Codable, Sendable, Equatable {
         public var name: String

@@ -4,7 +4,7 @@
 /// exist, so it refuses anything that would make a name ambiguous: a second feature with the
 /// same name or prefix, or a feature that lists a page twice.
 @MainActor
-public final class FeatureRegistry {
+@_spi(Host) public final class FeatureRegistry {
     public private(set) var features: [Feature] = []
     private var byPrefix: [Feature?] = []
     /// By name and by prefix string: a registration checks both against every feature, which

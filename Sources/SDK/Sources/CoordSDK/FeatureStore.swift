@@ -7,11 +7,14 @@
 /// database), and refuse those in-transaction reads with one line while the tables are missing.
 @MainActor
 public final class FeatureStore {
+    /// The feature whose tables these are: its data handle reaches these and no others.
     public let feature: String
     private let migrations: [Migration]
     private let setUp: (@MainActor (any DataManaging) throws -> Void)?
     /// The services as of the last dependency rebuild.
     public private(set) var dependencies = AppDependency()
+    /// The migrations ran on the current data handle: reads and writes may start. False
+    /// until the host provides the data service (a message that needs it waits meanwhile).
     public private(set) var isReady = false
 
     /// - Parameter setUp: runs once after the migrations (say, seeding an empty table).

@@ -14,6 +14,8 @@ public struct HostEnvironment: Sendable, Equatable {
     /// each as JSON, so that plugins can decode their settings without a TOML parser.
     public var settings: [String: String]
 
+    /// What the host tells a plugin about where it runs; a test builds one to run a feature
+    /// against a folder of its own.
     public init(
         dataDirectory: String, configFile: String?, sdkVersion: String = CoordSDKVersion.library,
         settings: [String: String] = [:]

@@ -13,6 +13,8 @@ public struct Message: CustomStringConvertible {
     /// Where the message entered the chain. Weak: a queued message must not keep a page alive.
     public weak var sender: Responder?
 
+    /// A message named `name` with its arguments, sent from `sender` (nil when the host sends it
+    /// from outside every chain).
     public init(_ name: MessageName, _ arguments: Arguments = Arguments(), from sender: Responder? = nil) {
         self.name = name
         self.arguments = arguments

@@ -45,6 +45,7 @@ public struct MessageName: Hashable, Sendable, CustomStringConvertible {
 
 /// A feature's message prefix (`cart`, `account`, …), interned. `global` is always id 0.
 public struct FeaturePrefix: Hashable, Sendable, CustomStringConvertible {
+    /// The interned number (0 for `global`), valid in this process only.
     public let id: Int32
 
     static let table = InternTable(preloaded: ["global"])
@@ -52,8 +53,10 @@ public struct FeaturePrefix: Hashable, Sendable, CustomStringConvertible {
     /// The prefix the app itself handles (`globalDisplay`, …).
     public static let global = FeaturePrefix("global")
 
+    /// The prefix `string` (`"cart"`), the same value wherever it is made.
     public init(_ string: String) { id = FeaturePrefix.table.intern(string) }
 
+    /// The prefix as written.
     public var string: String { FeaturePrefix.table.string(for: id) }
     public var description: String { string }
 }

@@ -3,7 +3,7 @@
 /// This is the seeds' `enqueueMessage` / `processQueuedMessages`, bounded: a queue that could
 /// grow without limit would hide a dependency that never comes. Overflow is refused to the
 /// sender and every drop is reported.
-public struct MessageQueue {
+@_spi(Host) public struct MessageQueue {
     /// The default bound per level.
     public static let defaultCapacity = 32
 

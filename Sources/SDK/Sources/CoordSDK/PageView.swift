@@ -8,6 +8,7 @@ open class PageView: Responder {
     /// The page this view shows.
     public let page: any Page
 
+    /// A view of `page`; the coordinator that shows it makes it in `makeView(for:)`.
     public init(page: any Page) {
         self.page = page
         super.init(identifier: page.route.description)
@@ -34,6 +35,7 @@ public struct Rendering: Sendable, Equatable {
     /// Structured fields for machines; keys are stable names, values printable.
     public var fields: [String: String]
 
+    /// What a page shows: the title as its heading, the lines as text, the fields for `--json`.
     public init(title: String, lines: [String], fields: [String: String] = [:]) {
         self.title = title
         self.lines = lines

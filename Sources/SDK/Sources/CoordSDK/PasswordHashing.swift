@@ -11,6 +11,7 @@ public struct PasswordHash: Sendable, Equatable {
     /// The derived key.
     public var digest: [UInt8]
 
+    /// A hash read back from storage (see `encoded`), to verify a password against.
     public init(parameters: String, salt: [UInt8], digest: [UInt8]) {
         self.parameters = parameters
         self.salt = salt

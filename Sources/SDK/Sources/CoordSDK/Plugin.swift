@@ -51,7 +51,7 @@ public protocol PluginRegistrar: AnyObject {
 
 /// Collects one plugin's definitions so that they can be validated and committed together.
 @MainActor
-public final class StagingRegistrar: PluginRegistrar {
+@_spi(Host) public final class StagingRegistrar: PluginRegistrar {
     public private(set) var definitions: [FeatureDefinition] = []
     public init() {}
     public func register(_ feature: FeatureDefinition) throws { definitions.append(feature) }
@@ -90,7 +90,7 @@ public enum CoordSDKVersion {
 }
 
 /// The plugin ABI constants, the same numbers as `coordsh_plugin.h`.
-public enum PluginABI {
+@_spi(Host) public enum PluginABI {
     public static let magic: UInt32 = 0x434F_4F52
     public static let version: UInt32 = 1
     public static let entrySymbol = "coordsh_plugin_entry"

@@ -25,6 +25,8 @@ open class Responder: NeedsDependency {
         didSet { dependenciesDidChange() }
     }
 
+    /// A level named `identifier` within its parent, with no parent yet: adding it to a
+    /// coordinator links it into the chain.
     public init(identifier: String) {
         self.identifier = identifier
     }
@@ -253,7 +255,7 @@ open class Responder: NeedsDependency {
     /// Sends `message` the slow way, walking the parent links and recording every level it
     /// visits in `trace`. Runs the same executor as `send`, so it has the same outcome.
     @discardableResult
-    public func send(_ message: Message, trace: DispatchTrace) throws -> DispatchOutcome {
+    @_spi(Host) public func send(_ message: Message, trace: DispatchTrace) throws -> DispatchOutcome {
         DispatchReclaimer.depth &+= 1
         defer {
             DispatchReclaimer.depth &-= 1
@@ -265,7 +267,7 @@ open class Responder: NeedsDependency {
 
     /// Called on the topmost level when no handler finished the message. The app overrides
     /// this to route feature prefixes; any other top level means the message went nowhere.
-    open func reachedTop(
+    @_spi(Host) open func reachedTop(
         _ message: Message, scene: SceneCoordinator?, chain: [ObjectIdentifier], handledBelow: Bool,
         trace: DispatchTrace?
     ) throws -> DispatchOutcome {

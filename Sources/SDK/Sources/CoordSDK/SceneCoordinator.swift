@@ -81,7 +81,7 @@ public final class SceneCoordinator: Coordinator {
     public var currentView: PageView? { activeCoordinator?.top }
 
     /// The running coordinator of `feature` in this scene, started on first use.
-    public func coordinator(for feature: Feature) -> Coordinator {
+    @_spi(Host) public func coordinator(for feature: Feature) -> Coordinator {
         let slot = Int(feature.prefix.id)
         if slot < byFeature.count, let existing = byFeature[slot], existing.parent === self {
             return existing
@@ -98,7 +98,7 @@ public final class SceneCoordinator: Coordinator {
     }
 
     /// The running coordinator of `feature`, or nil when it has not been started.
-    public func runningCoordinator(for feature: Feature) -> Coordinator? {
+    @_spi(Host) public func runningCoordinator(for feature: Feature) -> Coordinator? {
         let slot = Int(feature.prefix.id)
         guard slot < byFeature.count, let c = byFeature[slot], c.parent === self else { return nil }
         return c

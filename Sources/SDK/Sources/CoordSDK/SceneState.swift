@@ -12,6 +12,8 @@ public struct SceneVisitor: Sendable, Equatable {
     /// shell.
     public let endsWithScene: Bool
 
+    /// Whom a scene is for: `key` names its guest data, `endsWithScene` says whether that
+    /// data is discarded when the scene closes.
     public init(key: String, endsWithScene: Bool) {
         self.key = key
         self.endsWithScene = endsWithScene

@@ -12,7 +12,11 @@ public protocol SecretPrompting: AnyObject {
 /// (CoordShop: `Services.content`, `Services.user`, …), so a key is always spelled
 /// `Services.name`, whoever defines it.
 public enum Services {
+    /// The feature's own database handle (SQLite or PostgreSQL): each feature gets one that
+    /// reaches its own tables and what it declared, nothing else.
     public static let data = ServiceKey<any DataManaging>("data")
+    /// Asks the person for a password or card number with echo off, at the terminal or from
+    /// the client that sent the command; a plugin never reads the terminal itself.
     public static let secrets = ServiceKey<any SecretPrompting>("secrets")
     /// Password hashing (scrypt in the host), so that no plugin links a crypto library.
     public static let passwords = ServiceKey<any PasswordHashing>("passwords")

@@ -29,6 +29,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     /// A page to show, used by `globalDisplay(page:)`.
     case route(RouteRequest)
 
+    /// The declared type this value has (what a parameter of that type accepts).
     public var type: ValueType {
         switch self {
         case .int: .int
@@ -94,14 +95,17 @@ public struct Arguments: Sendable, Equatable {
     /// In declaration order, so that printing is stable.
     public private(set) var values: [(name: String, value: Value)]
 
+    /// Named values in declaration order, as a message's parameters list them.
     public init(_ values: [(String, Value)] = []) {
         self.values = values.map { (name: $0.0, value: $0.1) }
     }
 
+    /// The value named `name`, nil when the message did not carry it (an optional parameter).
     public subscript(name: String) -> Value? {
         values.first(where: { $0.name == name })?.value
     }
 
+    /// Sets or (with nil) removes the value named `name`, keeping the others in order.
     public mutating func set(_ name: String, _ value: Value?) {
         values.removeAll { $0.name == name }
         if let value { values.append((name, value)) }
@@ -128,6 +132,7 @@ public struct Arguments: Sendable, Equatable {
         return value
     }
 
+    /// True for a message with no arguments.
     public var isEmpty: Bool { values.isEmpty }
 
     public static func == (lhs: Arguments, rhs: Arguments) -> Bool {

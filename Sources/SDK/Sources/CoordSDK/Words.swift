@@ -6,7 +6,7 @@
 /// In the SDK rather than the shell because a route typed as one argument value
 /// (`globalDisplay page="content/search q='red shoe'"`) must split exactly as the shell splits
 /// `open`'s words, or a route printed by `RouteRequest.description` would not read back.
-public enum Words {
+@_spi(Host) public enum Words {
     /// The line ends inside a quote or after a lone backslash.
     public struct UnterminatedQuote: Error {}
 

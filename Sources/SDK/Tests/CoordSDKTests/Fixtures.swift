@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 
 /// A small feature used by the SDK tests, registered in code (no dlopen).
 enum ShopPage: Page, Equatable {

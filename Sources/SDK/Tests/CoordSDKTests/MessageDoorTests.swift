@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Testing
 
 /// A feature message sent by code (another plugin, a replay, a route) is checked against the

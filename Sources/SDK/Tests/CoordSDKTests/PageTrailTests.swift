@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Testing
 
 /// A second feature with pages, so that a scene moves between two flows.

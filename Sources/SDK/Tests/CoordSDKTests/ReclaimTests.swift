@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Testing
 
 /// The fast path runs cached handlers without retaining them; these are the ways a handler

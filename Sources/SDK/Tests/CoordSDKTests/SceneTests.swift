@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Testing
 
 /// Several scenes under one app: app-wide services reach all of them, a scene's own services

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Testing
 
 /// A handler may change the tree while its message is in flight: navigate, stop a coordinator

@@ -1,4 +1,4 @@
-import CoordSDK
+@_spi(Host) import CoordSDK
 import Testing
 
 /// A feature's messages as an enum, written by hand as `@Messages` writes it (the macro's own
