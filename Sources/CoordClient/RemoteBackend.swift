@@ -175,7 +175,7 @@ package final class RemoteBackend: ShellBackend {
     /// What the app's plugins ask for, as its `plugins` command lists it: a supervised
     /// shell's front asks its person about them.
     package func workerGrantRequests() -> [GrantRequest] {
-        (run("plugins").result.json["asks"] as? [Any] ?? []).compactMap(GrantRequest.init(json:))
+        (run("plugins").result.json["asks"]?.array ?? []).compactMap(GrantRequest.init(json:))
     }
 
     package var remembersGrants: Bool { false }

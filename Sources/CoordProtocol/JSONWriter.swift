@@ -26,7 +26,9 @@ enum JSONWriter {
         // that cannot fail), then one conformance lookup; a chain of `as?` casts cost several
         // times more, and `as? [Any]` copies a typed array.
         let kind = ObjectIdentifier(type(of: value))
-        if kind == Self.stringType, let string = value as? String {
+        if kind == Self.jsonType, let json = value as? JSONValue {
+            try json.writeJSON(into: &out, depth: depth)
+        } else if kind == Self.stringType, let string = value as? String {
             writeString(string, into: &out)
         } else if kind == Self.intType, let int = value as? Int {
             out.append(contentsOf: String(int).utf8)
@@ -56,6 +58,7 @@ enum JSONWriter {
         }
     }
 
+    private static let jsonType = ObjectIdentifier(JSONValue.self)
     private static let stringType = ObjectIdentifier(String.self), intType = ObjectIdentifier(Int.self)
     private static let boolType = ObjectIdentifier(Bool.self), objectType = ObjectIdentifier([String: Any].self)
     private static let listType = ObjectIdentifier([Any].self), stringsType = ObjectIdentifier([String].self)
@@ -173,6 +176,20 @@ extension Optional: JSONWritable {
             try JSONWriter.write(wrapped, into: &out, depth: depth)
         } else {
             out.append(contentsOf: JSONWriter.nullBytes)
+        }
+    }
+}
+
+extension JSONValue: JSONWritable {
+    fileprivate func writeJSON(into out: inout [UInt8], depth: Int) throws(ProtocolError) {
+        switch self {
+        case .null: out.append(contentsOf: JSONWriter.nullBytes)
+        case .bool(let value): value.writeJSON(into: &out, depth: depth)
+        case .int(let value): value.writeJSON(into: &out, depth: depth)
+        case .double(let value): try JSONWriter.write(value, into: &out)
+        case .string(let value): JSONWriter.writeString(value, into: &out)
+        case .array(let values): try values.writeJSON(into: &out, depth: depth)
+        case .object(let members): try members.writeJSON(into: &out, depth: depth)
         }
     }
 }

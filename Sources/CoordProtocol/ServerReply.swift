@@ -61,13 +61,12 @@ public enum ServerReply: Sendable {
 
     /// One command's outcome, as the shell would print it: text lines, the `--json` document,
     /// notices, and the exit status with the error line for a failure.
-    public struct RunResult: @unchecked Sendable {
+    public struct RunResult: Sendable {
         public let id: Int
         public let status: Int
         public let lines: [String]
         /// Exactly what `coordsh --json` prints for the command (nil when it prints nothing).
-        /// JSON values only; `@unchecked Sendable` because Foundation's JSON values are untyped.
-        public let document: [String: Any]?
+        public let document: JSONObject?
         public let notices: [Notice]
         public let error: (code: String, message: String)?
         /// The route of the scene's page after the command, for the prompt.
@@ -87,7 +86,7 @@ public enum ServerReply: Sendable {
         public let trail: [String]
 
         public init(
-            id: Int, status: Int, lines: [String], document: [String: Any]?, notices: [Notice],
+            id: Int, status: Int, lines: [String], document: JSONObject?, notices: [Notice],
             error: (code: String, message: String)?, route: String?, quit: Bool, secret: Bool, resume: String? = nil,
             queued: [(line: String, from: String?)] = [], trail: [String] = []
         ) {
@@ -120,7 +119,7 @@ public enum ServerReply: Sendable {
             ]
             // A failure prints nothing on stdout: it has no `lines` (PROTOCOL.md).
             if r.error == nil { o["lines"] = r.lines }
-            o["document"] = r.document ?? NSNull()
+            o["document"] = r.document.map(JSONValue.object) ?? .null
             o["route"] = r.route ?? NSNull()
             if let resume = r.resume { o["resume"] = resume }
             if r.trail.count > 1 { o["trail"] = r.trail }
@@ -144,6 +143,15 @@ public enum ServerReply: Sendable {
         case .upgrade(let text):
             return ["type": "upgrade", "text": text]
         }
+    }
+
+    /// A result's `document`: an object, null or absent.
+    static func document(in object: [String: Any]) throws(ProtocolError) -> JSONObject? {
+        guard let value = object["document"], !(value is NSNull) else { return nil }
+        guard case .object(let document) = try JSONValue(parsing: value) else {
+            throw ProtocolError("reply", "a result's document must be an object")
+        }
+        return document
     }
 
     /// The `notices` list of a result or a hello.
@@ -183,7 +191,7 @@ public enum ServerReply: Sendable {
             let notices = try notices(in: object)
             return .result(RunResult(
                 id: try f.int("id"), status: try f.int("status"), lines: try f.optionalStrings("lines") ?? [],
-                document: object["document"] as? [String: Any], notices: notices, error: error,
+                document: try document(in: object), notices: notices, error: error,
                 route: try f.optionalString("route"), quit: (object["quit"] as? Bool) ?? false,
                 secret: (object["secret"] as? Bool) ?? false, resume: try f.optionalString("resume"),
                 queued: try (object["queued"] as? [Any] ?? []).map { item throws(ProtocolError) -> (line: String, from: String?) in

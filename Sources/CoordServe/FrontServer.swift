@@ -211,7 +211,7 @@ final class FrontServer: ClientServing {
                 } else {
                     logger.notice("\(text)")
                 }
-                client.link.send(.result(.init(id: id, status: 0, lines: [text], document: command == .upgrade ? ["upgraded": text] : nil, notices: [], error: nil,
+                client.link.send(.result(.init(id: id, status: 0, lines: [text], document: command == .upgrade ? ["upgraded": .string(text)] : nil, notices: [], error: nil,
                                                route: client.scene.route, quit: false, secret: false)))
             case .failed(let code, let message):
                 if command == .upgrade { logger.warning("\(message)") }

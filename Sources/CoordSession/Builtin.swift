@@ -1,3 +1,5 @@
+import CoordLoading
+import CoordProtocol
 import CoordRuntime
 @_spi(Host) import CoordSDK
 import Foundation
@@ -54,7 +56,7 @@ struct Builtin {
 
     static func echo(_ session: Session, _ args: [String]) throws -> CommandResult {
         let text = args.joined(separator: " ")
-        return CommandResult(lines: [text], json: ["echo": text])
+        return CommandResult(lines: [text], json: ["echo": .string(text)])
     }
 
     static func noArguments(_ name: String, _ args: [String]) throws {
@@ -77,7 +79,7 @@ struct Builtin {
             guard let feature = session.app.features.feature(prefix: prefix) else {
                 let known = session.app.features.features.map(\.definition.prefix) + session.builtins.map(\.name)
                 if let builtin = session.builtins.first(where: { $0.name == prefix }) {
-                    return CommandResult(lines: ["\(builtin.usage)  — \(builtin.summary)"], json: ["command": builtin.name, "usage": builtin.usage, "summary": builtin.summary])
+                    return CommandResult(lines: ["\(builtin.usage)  — \(builtin.summary)"], json: ["command": .string(builtin.name), "usage": .string(builtin.usage), "summary": .string(builtin.summary)])
                 }
                 throw CoordError.unknownFeature(prefix, suggestion: Suggest.closest(to: prefix, in: known))
             }
@@ -90,9 +92,9 @@ struct Builtin {
             lines.append("pages:")
             for page in feature.pageCases { lines.append("  \(d.name)/\(page.signature)".column(36) + " \(page.summary)") }
             return CommandResult(lines: lines, json: [
-                "feature": d.name, "prefix": d.prefix,
-                "messages": d.messages.map { ["verb": $0.verb, "name": d.messageName($0.verb).string, "arguments": $0.arguments.map(parameterJSON), "summary": $0.summary] },
-                "pages": feature.pageCases.map { pageCaseJSON(d.name, $0) },
+                "feature": .string(d.name), "prefix": .string(d.prefix),
+                "messages": JSONValue(d.messages.map { ["verb": .string($0.verb), "name": .string(d.messageName($0.verb).string), "arguments": .array($0.arguments.map(parameterJSON)), "summary": .string($0.summary)] }),
+                "pages": .array(feature.pageCases.map { pageCaseJSON(d.name, $0) }),
             ])
         }
         var lines = ["Commands:"]
@@ -102,8 +104,8 @@ struct Builtin {
             lines.append("  \(f.definition.prefix)".column(30) + " \(f.definition.messages.map(\.verb).joined(separator: ", "))")
         }
         return CommandResult(lines: lines, json: [
-            "commands": session.builtins.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] },
-            "features": session.app.features.features.map { ["prefix": $0.definition.prefix, "verbs": $0.definition.messages.map(\.verb)] },
+            "commands": JSONValue(session.builtins.map { ["name": .string($0.name), "usage": .string($0.usage), "summary": .string($0.summary)] }),
+            "features": JSONValue(session.app.features.features.map { ["prefix": .string($0.definition.prefix), "verbs": JSONValue($0.definition.messages.map(\.verb))] }),
         ])
     }
 
@@ -119,8 +121,8 @@ struct Builtin {
         if !spec.arguments.isEmpty { lines.append("arguments (positional, NAME=VALUE or --NAME VALUE):") }
         for p in spec.arguments { lines.append(argumentLine(p)) }
         return CommandResult(lines: lines, json: [
-            "usage": usage, "name": d.messageName(verb).string, "summary": spec.summary,
-            "arguments": spec.arguments.map(parameterJSON),
+            "usage": .string(usage), "name": .string(d.messageName(verb).string), "summary": .string(spec.summary),
+            "arguments": .array(spec.arguments.map(parameterJSON)),
         ])
     }
 
@@ -138,7 +140,7 @@ struct Builtin {
         var lines = ["page \(feature.name)/\(page.signature)", "  \(page.summary)", "  open \(example)"]
         if !page.parameters.isEmpty { lines.append("parameters:") }
         for p in page.parameters { lines.append(argumentLine(p)) }
-        return CommandResult(lines: lines, json: pageCaseJSON(feature.name, page))
+        return CommandResult(lines: lines, json: pageCaseJSON(feature.name, page).object ?? [:])
     }
 
     static func argumentLine(_ p: Parameter) -> String {
@@ -146,12 +148,17 @@ struct Builtin {
         return head + String(repeating: " ", count: max(1, 37 - head.count)) + p.summary
     }
 
-    static func parameterJSON(_ p: Parameter) -> [String: Any] {
-        ["name": p.name, "type": p.type.rawValue, "optional": p.isOptional, "summary": p.summary]
+    /// A refused plugin file in a `--json` document.
+    static func refusalJSON(_ refusal: PluginRefusal) -> JSONObject {
+        ["file": .string(refusal.path), "kind": .string(refusal.kind.rawValue), "reason": .string(refusal.reason)]
     }
 
-    static func pageCaseJSON(_ feature: String, _ page: PageCase) -> [String: Any] {
-        ["route": "\(feature)/\(page.name)", "parameters": page.parameters.map(parameterJSON), "summary": page.summary]
+    static func parameterJSON(_ p: Parameter) -> JSONValue {
+        ["name": .string(p.name), "type": .string(p.type.rawValue), "optional": .bool(p.isOptional), "summary": .string(p.summary)]
+    }
+
+    static func pageCaseJSON(_ feature: String, _ page: PageCase) -> JSONValue {
+        ["route": .string("\(feature)/\(page.name)"), "parameters": .array(page.parameters.map(parameterJSON)), "summary": .string(page.summary)]
     }
 
     /// `read products (granted), service secrets (not granted)`.
@@ -167,7 +174,7 @@ struct Builtin {
         var lines = ["\(plugin.origin.name) \(plugin.origin.version)  \(plugin.origin.path)",
                      grants.isBundled(plugin.origin) ? "bundled with coordsh: what it declares is granted"
                         : "outside plugin: granted what it declares and the person gave it (at a terminal, 'plugins grant', or [plugins.grants])"]
-        var features: [[String: Any]] = []
+        var features: [JSONObject] = []
         for name in plugin.features {
             guard let feature = session.app.features.feature(named: name) else { continue }
             let granted = grants.granted(feature.uses, origin: feature.origin)
@@ -176,11 +183,11 @@ struct Builtin {
             if !ungranted.isEmpty {
                 lines.append("  to grant: 'plugins grant \(plugin.origin.name)' at a terminal, or the config's [plugins.grants] \(plugin.origin.name) = [\(ungranted.map { "\"\($0)\"" }.joined(separator: ", "))]")
             }
-            features.append(["name": name, "uses": feature.uses.map(\.description), "granted": granted.map(\.description)])
+            features.append(["name": .string(name), "uses": JSONValue(feature.uses.map(\.description)), "granted": JSONValue(granted.map(\.description))])
         }
         return CommandResult(lines: lines, json: [
-            "name": plugin.origin.name, "version": plugin.origin.version, "file": plugin.origin.path,
-            "bundled": grants.isBundled(plugin.origin), "features": features,
+            "name": .string(plugin.origin.name), "version": .string(plugin.origin.version), "file": .string(plugin.origin.path),
+            "bundled": .bool(grants.isBundled(plugin.origin)), "features": JSONValue(features),
         ])
     }
 
@@ -193,8 +200,8 @@ struct Builtin {
             lines += refused.map(\.description)
             if lines.isEmpty { lines = ["no new or changed plugins in \(session.loader.directories.joined(separator: ", "))"] }
             return CommandResult(lines: lines, json: [
-                "loaded": loaded.map { ["name": $0.origin.name, "version": $0.origin.version, "file": $0.origin.path] },
-                "refused": refused.map { ["file": $0.path, "kind": $0.kind.rawValue, "reason": $0.reason] },
+                "loaded": JSONValue(loaded.map { ["name": .string($0.origin.name), "version": .string($0.origin.version), "file": .string($0.origin.path)] }),
+                "refused": JSONValue(refused.map(refusalJSON)),
             ])
         }
         if let verb = args.first.flatMap(GrantCommand.Verb.init(rawValue:)) {
@@ -222,13 +229,13 @@ struct Builtin {
                     lines.append(error.description)
                 }
             }
-            return CommandResult(lines: lines, json: ["allowed": name])
+            return CommandResult(lines: lines, json: ["allowed": .string(name)])
         }
         if args.first == "load" {
             guard args.count == 2 else { throw ShellError("usage: plugins load PATH", code: "usage", status: .usage) }
             do {
                 let plugin = try session.loader.load(args[1])
-                return CommandResult(lines: ["loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)"], json: ["loaded": plugin.origin.name])
+                return CommandResult(lines: ["loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)"], json: ["loaded": .string(plugin.origin.name)])
             } catch {
                 throw ShellError(error.description, code: error.kind.rawValue, status: .failure)
             }
@@ -238,7 +245,7 @@ struct Builtin {
         }
         try noArguments("plugins", args)
         var lines: [String] = []
-        var loaded: [[String: Any]] = []
+        var loaded: [JSONObject] = []
         for plugin in session.loader.loaded {
             for name in plugin.features {
                 guard let feature = session.app.features.feature(named: name) else { continue }
@@ -253,22 +260,22 @@ struct Builtin {
                 lines.append("\(plugin.origin.name) \(plugin.origin.version)  prefix \(feature.definition.prefix)  \(pages) page\(pages == 1 ? "" : "s")  \(plugin.origin.path)" + state)
                 if !feature.uses.isEmpty { lines.append("  uses " + usesText(session, feature)) }
                 loaded.append([
-                    "name": plugin.origin.name, "version": plugin.origin.version, "prefix": feature.definition.prefix,
-                    "pages": pages, "file": plugin.origin.path, "vetted": plugin.vettedNow ? "now" : "cached", "fileGone": gone,
-                    "loaded": plugin.isLoaded, "uses": feature.uses.map(\.description),
-                    "granted": session.host.access.grants.granted(feature.uses, origin: feature.origin).map(\.description),
-                    "bundled": session.host.access.grants.isBundled(feature.origin),
+                    "name": .string(plugin.origin.name), "version": .string(plugin.origin.version), "prefix": .string(feature.definition.prefix),
+                    "pages": .int(pages), "file": .string(plugin.origin.path), "vetted": plugin.vettedNow ? "now" : "cached", "fileGone": .bool(gone),
+                    "loaded": .bool(plugin.isLoaded), "uses": JSONValue(feature.uses.map(\.description)),
+                    "granted": JSONValue(session.host.access.grants.granted(feature.uses, origin: feature.origin).map(\.description)),
+                    "bundled": .bool(session.host.access.grants.isBundled(feature.origin)),
                 ])
             }
         }
         if loaded.isEmpty { lines.append("no plugins loaded") }
         for refusal in session.loader.refused { lines.append("refused \(refusal.path): \(refusal.reason)") }
         return CommandResult(lines: lines, json: [
-            "vetting_processes": session.loader.vettingChildren,
-            "images_loaded": session.loader.imagesLoaded,
-            "plugins": loaded,
-            "refused": session.loader.refused.map { ["file": $0.path, "kind": $0.kind.rawValue, "reason": $0.reason] },
-            "asks": session.grantRequests().map(\.json),
+            "vetting_processes": .int(session.loader.vettingChildren),
+            "images_loaded": .int(session.loader.imagesLoaded),
+            "plugins": JSONValue(loaded),
+            "refused": JSONValue(session.loader.refused.map(refusalJSON)),
+            "asks": JSONValue(session.grantRequests().map(\.json)),
         ])
     }
 
@@ -277,7 +284,7 @@ struct Builtin {
         let routes = session.app.features.routes
         return CommandResult(
             lines: routes.map { "\($0.feature.name)/\($0.page.signature)" },
-            json: ["pages": routes.map { pageCaseJSON($0.feature.name, $0.page) }])
+            json: ["pages": .array(routes.map { pageCaseJSON($0.feature.name, $0.page) })])
     }
 
     static func open(_ session: Session, _ args: [String]) throws -> CommandResult {
@@ -302,16 +309,15 @@ struct Builtin {
         let route = session.currentRoute
         return CommandResult(
             lines: ["route: \(route ?? "(no page)")"] + chain.enumerated().map { "  \($0.offset + 1). \($0.element)" },
-            json: ["route": route as Any? ?? NSNull(), "chain": chain])
+            json: ["route": JSONValue(route), "chain": JSONValue(chain)])
     }
 
     static func tree(_ session: Session, _ args: [String]) throws -> CommandResult {
         try noArguments("tree", args)
         var lines: [String] = []
-        func node(_ c: Coordinator) -> [String: Any] {
-            var json: [String: Any] = ["id": c.identifier, "started": c.isStarted, "pages": c.viewStack.map { $0.page.route.description }]
-            json["children"] = c.children.map(node)
-            return json
+        func node(_ c: Coordinator) -> JSONValue {
+            ["id": .string(c.identifier), "started": .bool(c.isStarted), "pages": JSONValue(c.viewStack.map { $0.page.route.description }),
+             "children": .array(c.children.map(node))]
         }
         // The app and the caller's own scene: other scenes are other people's sessions.
         lines.append(session.app.chainDescription)
@@ -323,9 +329,8 @@ struct Builtin {
         }
         let others = session.app.scenes.count - 1
         if others > 0 { lines.append("  (\(others) other scene\(others == 1 ? "" : "s"); 'scenes' lists them)") }
-        var app: [String: Any] = ["id": session.app.identifier, "started": session.app.isStarted, "pages": [String]()]
-        app["children"] = [node(session.scene)]
-        return CommandResult(lines: lines, json: ["tree": app, "otherScenes": others])
+        let app: JSONValue = ["id": .string(session.app.identifier), "started": .bool(session.app.isStarted), "pages": [], "children": [node(session.scene)]]
+        return CommandResult(lines: lines, json: ["tree": app, "otherScenes": .int(others)])
     }
 
     static func deps(_ session: Session, _ args: [String]) throws -> CommandResult {
@@ -335,8 +340,8 @@ struct Builtin {
         var lines = ["at \(coordinator.chainDescription):"]
         lines += entries.isEmpty ? ["  (no services)"] : entries.map { "  \($0.key)  from \($0.provider)  (\($0.type))" }
         return CommandResult(lines: lines, json: [
-            "coordinator": coordinator.identifier,
-            "services": entries.map { ["key": $0.key, "provider": $0.provider, "type": $0.type] },
+            "coordinator": .string(coordinator.identifier),
+            "services": JSONValue(entries.map { ["key": .string($0.key), "provider": .string($0.provider), "type": .string($0.type)] }),
         ])
     }
 
@@ -345,24 +350,24 @@ struct Builtin {
     static func scenes(_ session: Session, _ args: [String]) throws -> CommandResult {
         try noArguments("scenes", args)
         var lines: [String] = []
-        var json: [[String: Any]] = []
+        var json: [JSONObject] = []
         for other in session.host.sessions {
             let pid = other.peer.map { Int($0.pid) } ?? Int(getpid())
             let route = other.currentRoute ?? "-"
             let user = other.loggedIn
             let mark = other === session ? " *" : ""
             lines.append("\(other.scene.identifier)".column(10) + " pid \(pid)".column(12) + " \(route)".column(28) + " \(user ?? "(guest)")\(mark)")
-            var entry: [String: Any] = ["id": other.scene.identifier, "pid": pid, "route": route, "you": other === session]
-            entry["user"] = user
+            var entry: JSONObject = ["id": .string(other.scene.identifier), "pid": .int(pid), "route": .string(route), "you": .bool(other === session)]
+            entry["user"] = user.map(JSONValue.string)
             json.append(entry)
         }
-        return CommandResult(lines: lines, json: ["scenes": json])
+        return CommandResult(lines: lines, json: ["scenes": JSONValue(json)])
     }
 
     static func queue(_ session: Session, _ args: [String]) throws -> CommandResult {
         try noArguments("queue", args)
         var lines: [String] = []
-        var json: [[String: Any]] = []
+        var json: [JSONObject] = []
         for level in session.queueHolders {
             let queued = level.queuedMessages
             guard !queued.isEmpty else { continue }
@@ -370,11 +375,11 @@ struct Builtin {
             for entry in queued {
                 lines.append("  \(entry.message) waiting for \(entry.waitingFor.joined(separator: ", "))")
             }
-            json.append(["level": level.chainDescription, "capacity": level.queueCapacity,
-                         "messages": queued.map { ["message": $0.message.name.string, "waitingFor": $0.waitingFor] }])
+            json.append(["level": .string(level.chainDescription), "capacity": .int(level.queueCapacity),
+                         "messages": JSONValue(queued.map { ["message": .string($0.message.name.string), "waitingFor": JSONValue($0.waitingFor)] })])
         }
         if lines.isEmpty { lines = ["no queued messages"] }
-        return CommandResult(lines: lines, json: ["queues": json])
+        return CommandResult(lines: lines, json: ["queues": JSONValue(json)])
     }
 
     static func trace(_ session: Session, _ args: [String]) throws -> CommandResult {
@@ -397,7 +402,7 @@ struct Builtin {
         var lines = ["trace \(trace.message):"]
         lines += trace.hops.enumerated().map { "  \($0.offset + 1). \($0.element.level) — \($0.element.action)" }
         result.lines = lines + result.lines
-        result.json["trace"] = trace.hops.map { ["level": $0.level, "action": $0.action.description] }
+        result.json["trace"] = JSONValue(trace.hops.map { ["level": .string($0.level), "action": .string($0.action.description)] })
         return result
     }
 

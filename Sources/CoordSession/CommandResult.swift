@@ -1,3 +1,4 @@
+import CoordProtocol
 @_spi(Host) import CoordSDK
 
 /// What one shell command produced: text for people and a JSON document for machines.
@@ -7,14 +8,14 @@
 public struct CommandResult {
     /// Lines for stdout in text mode.
     public var lines: [String]
-    /// The `--json` document's keys other than `page`: JSON-compatible Foundation values.
-    public var json: [String: Any]
+    /// The `--json` document's keys other than `page`.
+    public var json: JSONObject
     /// The page the command showed, rendered once; nil when it showed none.
     public private(set) var page: ShownPage?
     /// Set by `quit`.
     public var quit = false
 
-    public init(lines: [String] = [], json: [String: Any] = [:]) {
+    public init(lines: [String] = [], json: JSONObject = [:]) {
         self.lines = lines
         self.json = json
     }
@@ -29,9 +30,9 @@ public struct CommandResult {
 
     /// The `--json` document (without `ok`): built only when something asks for it — a script
     /// run as text never does.
-    public var document: [String: Any] {
+    public var document: JSONObject {
         var document = json
-        if let page { document["page"] = page.document }
+        if let page { document["page"] = .object(page.document) }
         return document
     }
 
@@ -47,11 +48,11 @@ public struct ShownPage {
     public let rendering: Rendering
 
     /// The `page` object of the `--json` document.
-    var document: [String: Any] {
-        var page: [String: Any] = [
-            "route": route.description, "url": route.url, "title": rendering.title, "lines": rendering.lines,
+    var document: JSONObject {
+        var page: JSONObject = [
+            "route": .string(route.description), "url": .string(route.url), "title": .string(rendering.title), "lines": JSONValue(rendering.lines),
         ]
-        if !rendering.fields.isEmpty { page["fields"] = rendering.fields }
+        if !rendering.fields.isEmpty { page["fields"] = .object(rendering.fields.mapValues(JSONValue.string)) }
         return page
     }
 }

@@ -1,3 +1,4 @@
+import CoordProtocol
 import CoordRuntime
 import Foundation
 
@@ -35,14 +36,14 @@ extension Builtin {
         lines.append("  history".column(20) + " " + config.expandedHistoryPath())
         lines.append("  verdict cache".column(20) + " " + config.expandedVerdictCachePath())
         return CommandResult(lines: lines, json: [
-            "file": config.source ?? NSNull(),
-            "foundAt": config.discovery.place?.rawValue ?? NSNull(),
-            "searched": searched.map { ["place": $0.place.rawValue, "path": $0.path ?? NSNull(), "exists": $0.exists] as [String: Any] },
-            "values": config.entries.map { ["key": $0.key, "value": $0.value, "source": $0.file ?? "built-in"] },
-            "pluginFolders": folders,
-            "database": ["path": database, "source": databaseSource],
-            "history": config.expandedHistoryPath(),
-            "verdictCache": config.expandedVerdictCachePath(),
+            "file": JSONValue(config.source),
+            "foundAt": JSONValue(config.discovery.place?.rawValue),
+            "searched": JSONValue(searched.map { ["place": .string($0.place.rawValue), "path": JSONValue($0.path), "exists": .bool($0.exists)] }),
+            "values": JSONValue(config.entries.map { ["key": .string($0.key), "value": .string($0.value), "source": .string($0.file ?? "built-in")] }),
+            "pluginFolders": JSONValue(folders),
+            "database": ["path": .string(database), "source": .string(databaseSource)],
+            "history": .string(config.expandedHistoryPath()),
+            "verdictCache": .string(config.expandedVerdictCachePath()),
         ])
     }
 }

@@ -1,3 +1,4 @@
+import CoordProtocol
 import CoordRuntime
 @_spi(Host) import CoordSDK
 import Foundation
@@ -13,8 +14,8 @@ package struct GrantRequest: Equatable, Sendable {
     package var asks: [Capability]
 
     /// As `plugins --json` carries it to a supervised shell's front.
-    var json: [String: Any] {
-        ["plugin": plugin, "version": version, "file": file, "sha256": sha256, "asks": asks.map(\.description)]
+    var json: JSONObject {
+        ["plugin": .string(plugin), "version": .string(version), "file": .string(file), "sha256": .string(sha256), "asks": JSONValue(asks.map(\.description))]
     }
 
     init(plugin: String, version: String, file: String, sha256: String, asks: [Capability]) {
@@ -26,9 +27,9 @@ package struct GrantRequest: Equatable, Sendable {
     }
 
     /// Read back from `json`; nil for anything else.
-    package init?(json: Any) {
-        guard let object = json as? [String: Any], let plugin = object["plugin"] as? String, let version = object["version"] as? String,
-              let file = object["file"] as? String, let sha256 = object["sha256"] as? String, let asks = object["asks"] as? [String]
+    package init?(json: JSONValue) {
+        guard let plugin = json["plugin"]?.string, let version = json["version"]?.string,
+              let file = json["file"]?.string, let sha256 = json["sha256"]?.string, let asks = json["asks"]?.strings
         else { return nil }
         self.init(plugin: plugin, version: version, file: file, sha256: sha256, asks: asks.compactMap(Capability.init))
     }
@@ -65,13 +66,13 @@ package enum GrantCommand {
 
         /// Read from what `plugins NAME --json` prints (a supervised shell's front asks its
         /// worker); nil for anything else.
-        package init?(json: [String: Any]?) {
-            guard let json, let name = json["name"] as? String, let file = json["file"] as? String, let bundled = json["bundled"] as? Bool,
-                  let features = json["features"] as? [[String: Any]] else { return nil }
+        package init?(json: JSONObject?) {
+            guard let json, let name = json["name"]?.string, let file = json["file"]?.string, let bundled = json["bundled"]?.bool,
+                  let features = json["features"]?.array else { return nil }
             self.init(name: name, file: file, bundled: bundled, uses: [], granted: [])
             for feature in features {
-                for text in feature["uses"] as? [String] ?? [] { if let c = Capability(text), !uses.contains(c) { uses.append(c) } }
-                for text in feature["granted"] as? [String] ?? [] { if let c = Capability(text), !granted.contains(c) { granted.append(c) } }
+                for text in feature["uses"]?.strings ?? [] { if let c = Capability(text), !uses.contains(c) { uses.append(c) } }
+                for text in feature["granted"]?.strings ?? [] { if let c = Capability(text), !granted.contains(c) { granted.append(c) } }
             }
         }
 
@@ -150,7 +151,7 @@ package enum GrantCommand {
         if verb == .revoke, !kept.isEmpty {
             lines.append("still granted by the config's [plugins.grants]: \(kept.map(\.description).joined(separator: ", "))")
         }
-        return CommandResult(lines: lines, json: [verb == .grant ? "granted" : "revoked": capabilities.map(\.description), "plugin": name])
+        return CommandResult(lines: lines, json: [verb == .grant ? "granted" : "revoked": JSONValue(capabilities.map(\.description)), "plugin": .string(name)])
     }
 }
 

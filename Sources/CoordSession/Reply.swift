@@ -28,14 +28,14 @@ public struct Reply {
 
     /// The `--json` document, or nil when the command printed nothing (a blank line, a
     /// comment) and produced no error.
-    public var document: [String: Any]? {
+    public var document: JSONObject? {
         if let error {
-            return ["ok": false, "error": ["code": error.code, "message": error.message]]
+            return ["ok": false, "error": ["code": .string(error.code), "message": .string(error.message)]]
         }
         guard !(result.lines.isEmpty && result.json.isEmpty && result.page == nil && notices.isEmpty) else { return nil }
         var document = result.document
         document["ok"] = true
-        if !notices.isEmpty { document["events"] = notices.map(\.text) }
+        if !notices.isEmpty { document["events"] = JSONValue(notices.map(\.text)) }
         return document
     }
 }

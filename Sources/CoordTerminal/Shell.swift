@@ -1,4 +1,5 @@
 import CoordData
+import CoordProtocol
 import CoordRuntime
 @_spi(Host) import CoordSDK
 import CoordSession
@@ -286,8 +287,9 @@ public final class Shell {
         FileHandle.standardOutput.write(Data((lines.map(out.line).joined(separator: "\n") + "\n").utf8))
     }
 
-    private func printJSON(_ document: [String: Any]) {
-        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+    private func printJSON(_ document: JSONObject) {
+        let object = JSONValue.object(document).foundationObject
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             printWarning("internal error: result is not JSON-serialisable")
             return
         }
@@ -296,7 +298,7 @@ public final class Shell {
 
     func printError(_ message: String, code: String) {
         if options.json {
-            printJSON(["ok": false, "error": ["code": code, "message": message]])
+            printJSON(["ok": false, "error": ["code": .string(code), "message": .string(message)]])
         }
         FileHandle.standardError.write(Data("coordsh: \(err.error("error:")) \(message)\n".utf8))
     }

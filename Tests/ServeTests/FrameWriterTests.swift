@@ -7,6 +7,11 @@ import Testing
 /// from a parser as the same document. Foundation's own writer is the judge of "the same".
 @Suite("protocol frames")
 struct FrameWriterTests {
+    struct FrameFailure: Error {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
     /// The document as Foundation writes it with sorted keys: equal text, equal document.
     func canonical(_ object: [String: Any]) throws -> String {
         String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
@@ -49,6 +54,22 @@ struct FrameWriterTests {
         // A parsed document passed on as it is (its numbers are NSNumbers) is written alike.
         let again = try canonical(roundTrip(parsed)), wanted = try canonical(expected)
         #expect(again == wanted)
+    }
+
+    @Test("a result's document crosses the socket typed: booleans stay booleans, whole doubles numbers, null and nesting kept; a document that is not an object is a protocol error")
+    func typedDocument() throws {
+        let document: JSONObject = [
+            "ok": true, "count": 3, "price": 12.5, "gone": .null, "names": JSONValue(["a", "b"]),
+            "page": ["route": "content/product", "fields": ["id": "7"], "lines": []],
+        ]
+        let sent = ServerReply.result(.init(id: 4, status: 0, lines: ["x"], document: document, notices: [], error: nil, route: nil, quit: false, secret: false))
+        guard case .result(let received) = try ServerReply.parse(try roundTrip(sent.object)) else { throw FrameFailure("not a result") }
+        #expect(received.document == document)
+        #expect(received.document?["ok"]?.bool == true && received.document?["ok"]?.int == nil, "true is not 1")
+        #expect(received.document?["page"]?["fields"]?["id"]?.string == "7")
+        var frame = sent.object
+        frame["document"] = ["not", "an", "object"]
+        #expect(throws: ProtocolError.self) { try ServerReply.parse(frame) }
     }
 
     @Test("what JSON cannot carry is a one-line error, not a trap or a broken frame")
