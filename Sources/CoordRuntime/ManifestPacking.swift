@@ -24,8 +24,8 @@ package enum ManifestPacking {
             for message in manifest.messages { strings += [message.verb, message.summary] + message.arguments.flatMap { [$0.name, $0.summary] } }
         }
         guard !strings.contains(where: { $0.unicodeScalars.contains(where: reserved.contains) }) else { return nil }
-        func parameters(_ list: [FeatureManifest.Parameter]) -> String {
-            list.map { [$0.name, $0.type.rawValue, $0.optional ? "1" : "0", $0.secret ? "1" : "0", $0.summary].joined(separator: String(field)) }
+        func parameters(_ list: [Parameter]) -> String {
+            list.map { [$0.name, $0.type.rawValue, $0.isOptional ? "1" : "0", $0.isSecret ? "1" : "0", $0.summary].joined(separator: String(field)) }
                 .joined(separator: String(parameter))
         }
         return manifests.map { manifest in
@@ -57,10 +57,10 @@ package enum ManifestPacking {
                 guard let (name, summary, list) = named(item) else { return nil }
                 pages.append(FeatureManifest.PageEntry(name: name, summary: summary, parameters: list))
             }
-            var messages: [FeatureManifest.MessageEntry] = []
+            var messages: [MessageSpec] = []
             for item in entries(parts[2]) {
                 guard let (verb, summary, list) = named(item) else { return nil }
-                messages.append(FeatureManifest.MessageEntry(verb: verb, summary: summary, arguments: list))
+                messages.append(MessageSpec(verb, list, summary: summary))
             }
             let needs = entries(parts[3]), provides = entries(parts[4]), guarded = entries(parts[5]), uses = entries(parts[6])
             guard needs.allSatisfy(isLeaf), provides.allSatisfy(isLeaf), guarded.allSatisfy(isLeaf), uses.allSatisfy(isLeaf),
@@ -74,14 +74,14 @@ package enum ManifestPacking {
 
     /// An entry's name, summary and parameters (`name␟summary␟param␚param…`, each parameter
     /// five `␟`-separated fields).
-    private static func named(_ item: String) -> (String, String, [FeatureManifest.Parameter])? {
+    private static func named(_ item: String) -> (String, String, [Parameter])? {
         let fields = item.unicodeScalars.split(separator: field, maxSplits: 2, omittingEmptySubsequences: false).map { String($0) }
         guard fields.count == 3, isLeaf(fields[0]), isLeaf(fields[1]) else { return nil }
-        var list: [FeatureManifest.Parameter] = []
+        var list: [Parameter] = []
         for packed in entries(fields[2], by: parameter) {
             let p = split(packed, field)
             guard p.count == 5, let type = ValueType(rawValue: p[1]), p[2] == "0" || p[2] == "1", p[3] == "0" || p[3] == "1" else { return nil }
-            list.append(FeatureManifest.Parameter(name: p[0], type: type, optional: p[2] == "1", secret: p[3] == "1", summary: p[4]))
+            list.append(Parameter(p[0], type, optional: p[2] == "1", secret: p[3] == "1", summary: p[4]))
         }
         return (fields[0], fields[1], list)
     }

@@ -3,7 +3,7 @@
 ///
 /// Declared as data so that help, completion and argument parsing come from what the plugin
 /// registered, never from the host knowing the plugin.
-public struct MessageSpec: Sendable {
+public struct MessageSpec: Sendable, Equatable, Codable {
     /// The word after the prefix (`add` in `cart add`); with the prefix it names the message
     /// (`cartAdd`).
     public let verb: String

@@ -9,35 +9,8 @@
 /// stored and compared: a live registration that differs from the cached one is how a stale
 /// cache is found.
 @_spi(Host) public struct FeatureManifest: Codable, Sendable, Equatable {
-    /// One parameter of a page or argument of a message.
-    public struct Parameter: Codable, Sendable, Equatable {
-        public var name: String
-        public var type: ValueType
-        public var optional: Bool
-        public var secret: Bool
-        public var summary: String
-
-        public init(name: String, type: ValueType, optional: Bool, secret: Bool, summary: String) {
-            self.name = name
-            self.type = type
-            self.optional = optional
-            self.secret = secret
-            self.summary = summary
-        }
-
-        init(_ parameter: CoordSDK.Parameter) {
-            name = parameter.name
-            type = parameter.type
-            optional = parameter.isOptional
-            secret = parameter.isSecret
-            summary = parameter.summary
-        }
-
-        var parameter: CoordSDK.Parameter {
-            CoordSDK.Parameter(name, type, optional: optional, secret: secret, summary: summary)
-        }
-    }
-
+    /// A page as a manifest keeps it: its declaration (name, parameters, summary) without
+    /// the code that makes it (`PageCase`'s constructor), which only a loaded plugin has.
     public struct PageEntry: Codable, Sendable, Equatable {
         public var name: String
         public var summary: String
@@ -50,23 +23,12 @@
         }
     }
 
-    public struct MessageEntry: Codable, Sendable, Equatable {
-        public var verb: String
-        public var summary: String
-        public var arguments: [Parameter]
-
-        public init(verb: String, summary: String, arguments: [Parameter]) {
-            self.verb = verb
-            self.summary = summary
-            self.arguments = arguments
-        }
-    }
-
     public var name: String
     public var prefix: String
     public var summary: String
     public var pages: [PageEntry]
-    public var messages: [MessageEntry]
+    /// The messages as the plugin declared them: the SDK's own `MessageSpec`.
+    public var messages: [MessageSpec]
     public var needs: [String]
     public var provides: [String]
     /// The provided services that are guarded (a subset of `provides`).
@@ -75,7 +37,7 @@
     public var uses: [String]
 
     public init(
-        name: String, prefix: String, summary: String, pages: [PageEntry], messages: [MessageEntry], needs: [String], provides: [String],
+        name: String, prefix: String, summary: String, pages: [PageEntry], messages: [MessageSpec], needs: [String], provides: [String],
         guarded: [String] = [], uses: [String] = []
     ) {
         self.guarded = guarded
@@ -95,11 +57,9 @@
         prefix = definition.prefix
         summary = definition.summary
         pages = definition.pageType.cases.map {
-            PageEntry(name: $0.name, summary: $0.summary, parameters: $0.parameters.map(Parameter.init))
+            PageEntry(name: $0.name, summary: $0.summary, parameters: $0.parameters)
         }
-        messages = definition.messages.map {
-            MessageEntry(verb: $0.verb, summary: $0.summary, arguments: $0.arguments.map(Parameter.init))
-        }
+        messages = definition.messages
         needs = definition.needs.map(\.name)
         provides = definition.provides.map(\.key.name)
         guarded = definition.provides.filter(\.guarded).map(\.key.name)
@@ -115,7 +75,7 @@
         prefix = try c.decode(String.self, forKey: .prefix)
         summary = try c.decode(String.self, forKey: .summary)
         pages = try c.decode([PageEntry].self, forKey: .pages)
-        messages = try c.decode([MessageEntry].self, forKey: .messages)
+        messages = try c.decode([MessageSpec].self, forKey: .messages)
         needs = try c.decode([String].self, forKey: .needs)
         provides = try c.decode([String].self, forKey: .provides)
         guarded = try c.decodeIfPresent([String].self, forKey: .guarded) ?? []
@@ -130,15 +90,13 @@
     var pageCases: [PageCase] {
         pages.map { entry in
             let feature = name
-            return PageCase(entry.name, entry.parameters.map(\.parameter), summary: entry.summary) { _ in
+            return PageCase(entry.name, entry.parameters, summary: entry.summary) { _ in
                 throw CoordError.failed("\(feature)/\(entry.name): the plugin is not loaded")
             }
         }
     }
 
-    var messageSpecs: [MessageSpec] {
-        messages.map { MessageSpec($0.verb, $0.arguments.map(\.parameter), summary: $0.summary) }
-    }
+    var messageSpecs: [MessageSpec] { messages }
 }
 
 /// The pages of a feature registered from its manifest, until its plugin is loaded: the

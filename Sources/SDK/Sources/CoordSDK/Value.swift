@@ -63,7 +63,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Plugins declare these so that the shell can list, complete, parse and explain every page
 /// and message without knowing the plugin's Swift types.
-public struct Parameter: Sendable, Equatable {
+public struct Parameter: Sendable, Equatable, Codable {
     /// The name a command line may give as `name=value` or `--name value`, and the key the
     /// handler reads.
     public let name: String
@@ -88,6 +88,13 @@ public struct Parameter: Sendable, Equatable {
 
     /// `id:int`, `code:string?` — the compact form used by `pages` and help.
     public var signature: String { "\(name):\(type.rawValue)\(isOptional ? "?" : "")" }
+
+    /// The names a stored manifest has always used.
+    private enum CodingKeys: String, CodingKey {
+        case name, type, summary
+        case isOptional = "optional"
+        case isSecret = "secret"
+    }
 }
 
 /// Named, typed values after validation against a list of `Parameter`s.
