@@ -150,11 +150,13 @@ public final class SceneCoordinator: Coordinator {
     public func pageTrail(last limit: Int) -> [any Page] {
         var newestFirst: [any Page] = []
         if let activeCoordinator { newestFirst += activeCoordinator.viewStack.reversed().lazy.prefix(limit).map(\.page) }
-        var seen: Set<ObjectIdentifier> = []
-        for entry in history.reversed() where newestFirst.count < limit {
-            guard let flow = entry.value, flow.parent != nil, flow !== activeCoordinator,
-                seen.insert(ObjectIdentifier(flow)).inserted
-            else { continue }
+        // The history grows with the scene (an entry per change of flow), the flows do not:
+        // the walk stops at the limit, or once every flow of the scene was taken.
+        var seen: Set<ObjectIdentifier> = activeCoordinator.map { [ObjectIdentifier($0)] } ?? []
+        let flows = children.count
+        for entry in history.reversed() {
+            guard newestFirst.count < limit, seen.count < flows else { break }
+            guard let flow = entry.value, flow.parent != nil, seen.insert(ObjectIdentifier(flow)).inserted else { continue }
             newestFirst += flow.viewStack.reversed().lazy.prefix(limit - newestFirst.count).map(\.page)
         }
         return Array(newestFirst.prefix(limit).reversed())
