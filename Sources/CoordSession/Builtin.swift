@@ -4,78 +4,101 @@ import CoordRuntime
 @_spi(Host) import CoordSDK
 import Foundation
 
-/// A command of the shell itself, as opposed to a feature's message.
+/// A command of the shell itself, as opposed to a feature's message: declared as one is, by
+/// its forms (`BuiltinForm`), from which its usage, its parsing and its completion come.
 @MainActor
 struct Builtin {
+    /// Where Tab finds an argument's values: given the session, the words typed for this
+    /// argument so far (a route's, a rest's; otherwise those before it) and the partial word.
+    typealias Values = @MainActor @Sendable (Session, _ before: [String], _ word: String) -> [String]
+
     let name: String
-    let usage: String
     let summary: String
-    let run: @MainActor (Session, [String]) throws -> CommandResult
+    let forms: [BuiltinForm]
+    let run: @MainActor (Session, BuiltinInvocation) throws -> CommandResult
 
-    /// The forms of `plugins`, declared once for its usage and its completion: each one's
-    /// first word (when not a placeholder) is a sub-command.
-    static let pluginsForms = ["NAME", "load PATH", "rescan", "allow NAME", "grant NAME [WHAT…]", "revoke NAME [WHAT…]"]
-
-    /// `plugins`' sub-commands, with `upgrade` where a supervising front answers it.
-    static func pluginsVerbs(supervised: Bool) -> [String] {
-        pluginsForms.compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0.lowercased() == $0 }
-            + (supervised ? [FrontCommand.upgrade.words[1]] : [])
+    init(_ name: String, _ summary: String, _ forms: [BuiltinForm] = [BuiltinForm()], run: @escaping @MainActor (Session, BuiltinInvocation) throws -> CommandResult) {
+        self.name = name
+        self.summary = summary
+        self.forms = forms
+        self.run = run
     }
 
     /// The builtins of a session; `supervised`: the app runs in a process a front supervises,
-    /// which answers `restart` and `plugins upgrade` itself (`FrontCommand`), listed here so
+    /// which answers `restart` and `plugins upgrade` itself (`FrontCommand`), declared here so
     /// that help and completion show them.
     static func all(supervised: Bool) -> [Builtin] {
-        let forms = pluginsForms + (supervised ? [FrontCommand.upgrade.words[1]] : [])
-        var list = [
-            Builtin(name: "help", usage: "help [PREFIX [VERB] | ROUTE]", summary: "list commands, a feature's messages, one message or one page", run: help),
-            Builtin(name: "plugins", usage: "plugins [\(forms.joined(separator: " | "))]", summary: "list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, or grant or take back what an outside one asks for\(supervised ? "; upgrade: \(FrontCommand.upgrade.summary)" : "")", run: plugins),
-        ] + rest
+        var list = [help, plugins(supervised: supervised)] + rest
         if supervised {
-            list.insert(Builtin(name: FrontCommand.restart.usage, usage: FrontCommand.restart.usage, summary: FrontCommand.restart.summary) { _, _ in
+            list.insert(Builtin(FrontCommand.restart.usage, FrontCommand.restart.summary) { _, _ in
                 throw FrontCommand.restart.unanswered(supervised: true)
             }, at: list.count - 1)
         }
         return list
     }
 
+    // MARK: Declarations
+
+    private static let loadedNames: Values = { session, _, _ in session.loader.loaded.map(\.origin.name) }
+
+    static let help = Builtin("help", "list commands, a feature's messages, one message or one page", [
+        BuiltinForm(),
+        BuiltinForm([], [Parameter("prefix", .string), Parameter("verb", .string, optional: true)], values: [
+            "prefix": { session, _, _ in session.builtins.map(\.name) + session.app.features.features.map(\.definition.prefix) },
+            "verb": { session, before, _ in session.app.features.feature(prefix: before.first ?? "")?.definition.messages.map(\.verb) ?? [] },
+        ]),
+        BuiltinForm([], [Parameter("route", .route)], values: ["route": { session, before, _ in before.isEmpty ? session.routeNames : [] }]),
+    ], run: help)
+
+    static func plugins(supervised: Bool) -> Builtin {
+        let name = Parameter("name", .string)
+        var forms = [
+            BuiltinForm(),
+            BuiltinForm([], [name], values: ["name": loadedNames]),
+            BuiltinForm(["load"], [Parameter("path", .string)]),
+            BuiltinForm(["rescan"]),
+            BuiltinForm(["allow"], [name], values: ["name": { session, _, _ in session.loader.quarantine.map { Array($0.entries().keys) } ?? [] }]),
+            BuiltinForm(["grant"], [name, Parameter("what", .string, optional: true)], rest: .words, values: ["name": loadedNames]),
+            BuiltinForm(["revoke"], [name, Parameter("what", .string, optional: true)], rest: .words, values: ["name": loadedNames]),
+        ]
+        forms.append(BuiltinForm([FrontCommand.upgrade.words[1]], listed: supervised))
+        let summary = "list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, or grant or take back what an outside one asks for"
+        return Builtin("plugins", summary + (supervised ? "; upgrade: \(FrontCommand.upgrade.summary)" : ""), forms, run: plugins)
+    }
+
     private static let rest: [Builtin] = [
-        Builtin(name: "pages", usage: "pages", summary: "list every registered route with its parameters", run: pages),
-        Builtin(name: "open", usage: "open ROUTE", summary: "open a page: feature/page key=value … or coordsh://feature/page?key=value", run: open),
-        Builtin(name: "back", usage: "back", summary: "go back to the previous page", run: back),
-        Builtin(name: "where", usage: "where", summary: "the current route and the chain from the page up to the app", run: whereCommand),
-        Builtin(name: "tree", usage: "tree", summary: "the coordinator tree", run: tree),
-        Builtin(name: "deps", usage: "deps", summary: "what AppDependency holds at the current coordinator", run: deps),
-        Builtin(name: "queue", usage: "queue", summary: "queued messages per coordinator", run: queue),
-        Builtin(name: "scenes", usage: "scenes", summary: "the open scenes: one per terminal or client of the app", run: scenes),
-        Builtin(name: "trace", usage: "trace COMMAND…", summary: "run a command and show every hop of its message", run: trace),
-        Builtin(name: "config", usage: "config", summary: "which config file is in force, every value and where it came from", run: config),
-        Builtin(name: "echo", usage: "echo TEXT", summary: "print TEXT (for scripts)", run: echo),
-        Builtin(name: "quit", usage: "quit", summary: "leave the shell", run: quit),
+        Builtin("pages", "list every registered route with its parameters", run: pages),
+        Builtin("open", "open a page: feature/page key=value … or coordsh://feature/page?key=value",
+                [BuiltinForm([], [Parameter("route", .route)], values: ["route": { session, before, word in session.routeCompletions(before, word: word) }])], run: open),
+        Builtin("back", "go back to the previous page", run: back),
+        Builtin("where", "the current route and the chain from the page up to the app", run: whereCommand),
+        Builtin("tree", "the coordinator tree", run: tree),
+        Builtin("deps", "what AppDependency holds at the current coordinator", run: deps),
+        Builtin("queue", "queued messages per coordinator", run: queue),
+        Builtin("scenes", "the open scenes: one per terminal or client of the app", run: scenes),
+        Builtin("trace", "run a command and show every hop of its message",
+                [BuiltinForm([], [Parameter("command", .string)], rest: .words, values: ["command": { session, before, word in session.lineCompletions(before, word: word) }])], run: trace),
+        Builtin("config", "which config file is in force, every value and where it came from", run: config),
+        Builtin("echo", "print TEXT (for scripts)", [BuiltinForm([], [Parameter("text", .string)], rest: .text)], run: echo),
+        Builtin("quit", "leave the shell", run: quit),
     ]
 
-    static func echo(_ session: Session, _ args: [String]) throws -> CommandResult {
-        let text = args.joined(separator: " ")
+    static func echo(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
+        let text = call["text"] ?? ""
         return CommandResult(lines: [text], json: ["echo": .string(text)])
     }
 
-    static func noArguments(_ name: String, _ args: [String]) throws {
-        if !args.isEmpty {
-            throw ShellError("\(name) takes no arguments, got '\(args.joined(separator: " "))'", code: "extra_argument", status: .usage)
+    static func help(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
+        if let route = call.route {
+            return try helpRoute(session, "\(route.feature)/\(route.page)")
         }
-    }
-
-    static func help(_ session: Session, _ args: [String]) throws -> CommandResult {
-        if args.count > 2 || (args.count == 2 && session.app.features.feature(prefix: args[0]) == nil) {
-            throw ShellError("usage: help [PREFIX [VERB] | ROUTE]", code: "usage", status: .usage)
+        if let prefix = call["prefix"], let verb = call["verb"] {
+            guard let feature = session.app.features.feature(prefix: prefix) else {
+                throw CoordError.unknownFeature(prefix, suggestion: Suggest.closest(to: prefix, in: session.app.features.features.map(\.definition.prefix)))
+            }
+            return try helpVerb(feature, verb)
         }
-        if let route = args.first, route.contains("/") {
-            return try helpRoute(session, route)
-        }
-        if args.count == 2, let feature = session.app.features.feature(prefix: args[0]) {
-            return try helpVerb(feature, args[1])
-        }
-        if let prefix = args.first {
+        if let prefix = call["prefix"] {
             guard let feature = session.app.features.feature(prefix: prefix) else {
                 let known = session.app.features.features.map(\.definition.prefix) + session.builtins.map(\.name)
                 if let builtin = session.builtins.first(where: { $0.name == prefix }) {
@@ -191,10 +214,9 @@ struct Builtin {
         ])
     }
 
-    static func plugins(_ session: Session, _ args: [String]) throws -> CommandResult {
-        if args == [FrontCommand.upgrade.words[1]] { throw FrontCommand.upgrade.unanswered(supervised: session.host.hasFront) }
-        if args.first == "rescan" {
-            try noArguments("plugins rescan", Array(args.dropFirst()))
+    static func plugins(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
+        if call.subcommand == FrontCommand.upgrade.words[1] { throw FrontCommand.upgrade.unanswered(supervised: session.host.hasFront) }
+        if call.subcommand == "rescan" {
             let (loaded, refused) = session.loader.rescan()
             var lines = loaded.map { "loaded plugin \($0.origin.name) \($0.origin.version) from \($0.origin.path)" }
             lines += refused.map(\.description)
@@ -204,8 +226,8 @@ struct Builtin {
                 "refused": JSONValue(refused.map(refusalJSON)),
             ])
         }
-        if let verb = args.first.flatMap(GrantCommand.Verb.init(rawValue:)) {
-            let rest = Array(args.dropFirst())
+        if let verb = call.subcommand.flatMap(GrantCommand.Verb.init(rawValue:)) {
+            let rest = [call["name"] ?? ""] + call.rest
             let plugin = rest.first.flatMap { session.grantView(of: $0) }
             let (found, capabilities) = try GrantCommand.resolve(verb, rest, plugin: plugin)
             let result = try GrantCommand.apply(
@@ -213,9 +235,7 @@ struct Builtin {
             session.host.regrant()
             return result
         }
-        if args.first == "allow" {
-            guard args.count == 2 else { throw ShellError("usage: plugins allow NAME", code: "usage", status: .usage) }
-            let name = args[1]
+        if call.subcommand == "allow", let name = call["name"] {
             guard let quarantine = session.loader.quarantine, (try? quarantine.remove(name)) == true else {
                 throw ShellError("plugins allow: no plugin named '\(name)' is quarantined", code: "not_quarantined", status: .failure)
             }
@@ -231,19 +251,20 @@ struct Builtin {
             }
             return CommandResult(lines: lines, json: ["allowed": .string(name)])
         }
-        if args.first == "load" {
-            guard args.count == 2 else { throw ShellError("usage: plugins load PATH", code: "usage", status: .usage) }
+        if call.subcommand == "load", let path = call["path"] {
             do {
-                let plugin = try session.loader.load(args[1])
+                let plugin = try session.loader.load(path)
                 return CommandResult(lines: ["loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)"], json: ["loaded": .string(plugin.origin.name)])
             } catch {
                 throw ShellError(error.description, code: error.kind.rawValue, status: .failure)
             }
         }
-        if args.count == 1, let plugin = session.loader.loaded.first(where: { $0.origin.name == args[0] }) {
+        if let name = call["name"] {
+            guard let plugin = session.loader.loaded.first(where: { $0.origin.name == name }) else {
+                throw ShellError("no plugin named '\(name)' is loaded; 'plugins' lists them", code: "unknown_plugin", status: .failure)
+            }
             return pluginDetail(session, plugin)
         }
-        try noArguments("plugins", args)
         var lines: [String] = []
         var loaded: [JSONObject] = []
         for plugin in session.loader.loaded {
@@ -279,21 +300,19 @@ struct Builtin {
         ])
     }
 
-    static func pages(_ session: Session, _ args: [String]) throws -> CommandResult {
-        try noArguments("pages", args)
+    static func pages(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         let routes = session.app.features.routes
         return CommandResult(
             lines: routes.map { "\($0.feature.name)/\($0.page.signature)" },
             json: ["pages": .array(routes.map { pageCaseJSON($0.feature.name, $0.page) })])
     }
 
-    static func open(_ session: Session, _ args: [String]) throws -> CommandResult {
-        guard !args.isEmpty else { throw ShellError("usage: open ROUTE (e.g. open content/product id=7)", code: "usage", status: .usage) }
-        return try session.open(RouteRequest.parse(words: args), trace: nil)
+    static func open(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
+        guard let route = call.route else { throw ShellError("usage: open ROUTE (e.g. open content/product id=7)", code: "usage", status: .usage) }
+        return try session.open(route, trace: nil)
     }
 
-    static func back(_ session: Session, _ args: [String]) throws -> CommandResult {
-        try noArguments("back", args)
+    static func back(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         guard session.scene.back(), let view = session.currentView else {
             throw ShellError("nowhere to go back to", code: "no_history", status: .failure)
         }
@@ -302,8 +321,7 @@ struct Builtin {
         return result
     }
 
-    static func whereCommand(_ session: Session, _ args: [String]) throws -> CommandResult {
-        try noArguments("where", args)
+    static func whereCommand(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         let start: Responder = session.currentView ?? session.scene
         let chain = start.chain.map(\.chainDescription)
         let route = session.currentRoute
@@ -312,8 +330,7 @@ struct Builtin {
             json: ["route": JSONValue(route), "chain": JSONValue(chain)])
     }
 
-    static func tree(_ session: Session, _ args: [String]) throws -> CommandResult {
-        try noArguments("tree", args)
+    static func tree(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         var lines: [String] = []
         func node(_ c: Coordinator) -> JSONValue {
             ["id": .string(c.identifier), "started": .bool(c.isStarted), "pages": JSONValue(c.viewStack.map { $0.page.route.description }),
@@ -333,8 +350,7 @@ struct Builtin {
         return CommandResult(lines: lines, json: ["tree": app, "otherScenes": .int(others)])
     }
 
-    static func deps(_ session: Session, _ args: [String]) throws -> CommandResult {
-        try noArguments("deps", args)
+    static func deps(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         let coordinator = session.scene.activeCoordinator ?? session.scene
         let entries = coordinator.dependencies?.entries ?? []
         var lines = ["at \(coordinator.chainDescription):"]
@@ -347,8 +363,7 @@ struct Builtin {
 
     /// `scenes`: every open scene of the app — its id, who is at the other end, where it is and
     /// who is logged in there. The caller's is marked.
-    static func scenes(_ session: Session, _ args: [String]) throws -> CommandResult {
-        try noArguments("scenes", args)
+    static func scenes(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         var lines: [String] = []
         var json: [JSONObject] = []
         for other in session.host.sessions {
@@ -364,8 +379,7 @@ struct Builtin {
         return CommandResult(lines: lines, json: ["scenes": JSONValue(json)])
     }
 
-    static func queue(_ session: Session, _ args: [String]) throws -> CommandResult {
-        try noArguments("queue", args)
+    static func queue(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         var lines: [String] = []
         var json: [JSONObject] = []
         for level in session.queueHolders {
@@ -382,9 +396,9 @@ struct Builtin {
         return CommandResult(lines: lines, json: ["queues": JSONValue(json)])
     }
 
-    static func trace(_ session: Session, _ args: [String]) throws -> CommandResult {
-        guard let name = args.first else { throw ShellError("usage: trace COMMAND… (e.g. trace cart add 7)", code: "usage", status: .usage) }
-        let rest = Array(args.dropFirst())
+    static func trace(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
+        guard let name = call.rest.first else { throw ShellError("usage: trace COMMAND… (e.g. trace cart add 7)", code: "usage", status: .usage) }
+        let rest = Array(call.rest.dropFirst())
         let message: Message
         var result: CommandResult
         let trace: DispatchTrace
@@ -406,8 +420,7 @@ struct Builtin {
         return result
     }
 
-    static func quit(_ session: Session, _ args: [String]) throws -> CommandResult {
-        try noArguments("quit", args)
+    static func quit(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         var result = CommandResult(json: ["quit": true])
         result.quit = true
         return result

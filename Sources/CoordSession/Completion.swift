@@ -11,50 +11,44 @@ extension Session {
         return candidates(after: previous, word: word).filter { $0.hasPrefix(word) }.uniqueSorted()
     }
 
-    private var routeNames: [String] {
+    var routeNames: [String] {
         app.features.routes.map { "\($0.feature.name)/\($0.page.name)" }
+    }
+
+    /// Candidates for a whole command line's next word (what `trace` takes is one).
+    func lineCompletions(_ previous: [String], word: String) -> [String] {
+        candidates(after: previous, word: word)
+    }
+
+    /// `open`'s route: the routes, then the chosen page's parameters and their values.
+    func routeCompletions(_ typed: [String], word: String) -> [String] {
+        guard let route = typed.first else { return routeNames }
+        let parts = route.split(separator: "/").map(String.init)
+        guard parts.count == 2, let feature = app.features.feature(named: parts[0]),
+            let page = feature.pageCases.first(where: { $0.name == parts[1] })
+        else { return [] }
+        return named(page.parameters, used: Array(typed.dropFirst()), feature: feature, word: word)
     }
 
     private func candidates(after previous: [String], word: String) -> [String] {
         let prefixes = app.features.features.map(\.definition.prefix)
         guard let first = previous.first else { return builtins.map(\.name) + prefixes }
         let rest = Array(previous.dropFirst())
-        switch first {
-        case "trace":
-            return candidates(after: rest, word: word)
-        case "help":
-            if rest.isEmpty { return builtins.map(\.name) + prefixes + routeNames }
-            if rest.count == 1, let feature = app.features.feature(prefix: rest[0]) {
-                return feature.definition.messages.map(\.verb)
-            }
-            return []
-        case "plugins":
-            let names = loader.loaded.map(\.origin.name)
-            if rest.isEmpty { return Builtin.pluginsVerbs(supervised: host.hasFront) + names }
-            if rest.count == 1, GrantCommand.Verb(rawValue: rest[0]) != nil { return names }
-            if rest == ["allow"] { return loader.quarantine.map { Array($0.entries().keys) } ?? [] }
-            return []
-        case "open":
-            if rest.isEmpty { return routeNames }
-            let parts = rest[0].split(separator: "/").map(String.init)
-            guard parts.count == 2, let feature = app.features.feature(named: parts[0]),
-                let page = feature.pageCases.first(where: { $0.name == parts[1] })
-            else { return [] }
-            return named(page.parameters, used: Array(rest.dropFirst()), feature: feature, word: word)
-        default:
-            guard let feature = app.features.feature(prefix: first) else { return [] }
-            guard let verb = rest.first else { return feature.definition.messages.map(\.verb) }
-            guard let spec = feature.message(verb: verb) else { return [] }
-            let typed = Array(rest.dropFirst())
-            if word.contains("=") || word.hasPrefix("-") {
-                return named(spec.arguments, used: typed, feature: feature, word: word)
-                    + spec.arguments.map { "--\($0.name)" }
-            }
-            // The next positional argument's values, if the feature can list them.
-            let positional = typed.filter { !$0.contains("=") && !$0.hasPrefix("--") }.count
-            guard positional < spec.arguments.count else { return [] }
-            return values(feature, spec.arguments[positional].name)
+        if let builtin = builtins.first(where: { $0.name == first }) {
+            return builtin.completions(self, after: rest, word: word)
         }
+        guard let feature = app.features.feature(prefix: first) else { return [] }
+        guard let verb = rest.first else { return feature.definition.messages.map(\.verb) }
+        guard let spec = feature.message(verb: verb) else { return [] }
+        let typed = Array(rest.dropFirst())
+        if word.contains("=") || word.hasPrefix("-") {
+            return named(spec.arguments, used: typed, feature: feature, word: word)
+                + spec.arguments.map { "--\($0.name)" }
+        }
+        // The next positional argument's values, if the feature can list them.
+        let positional = typed.filter { !$0.contains("=") && !$0.hasPrefix("--") }.count
+        guard positional < spec.arguments.count else { return [] }
+        return values(feature, spec.arguments[positional].name)
     }
 
     /// `name=` for the parameters not given yet, or `name=value` once the name is typed.

@@ -5,8 +5,7 @@ import Foundation
 extension Builtin {
     /// `config`: which file was read and why, every key in force with where it came from,
     /// and the paths the shell uses with every variable expanded.
-    static func config(_ session: Session, _ args: [String]) throws -> CommandResult {
-        try noArguments("config", args)
+    static func config(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         let config = session.config
         let searched = config.discovery.searched
         var lines = [

@@ -68,7 +68,7 @@ public final class Session {
         do {
             if let builtin = builtins.first(where: { $0.name == name }) {
                 let before = scene.displayCount
-                var result = try builtin.run(self, rest)
+                var result = try builtin.run(self, builtin.invocation(rest))
                 // A builtin that changed the page (`plugins load` resuming a waiting checkout)
                 // shows it, as a message would.
                 if scene.displayCount != before, result.page == nil, let view = currentView {

@@ -44,5 +44,16 @@ struct FrontCommandTests {
         #expect(verbs.contains("upgrade") == supervised, "\(supervised): \(verbs)")
         #expect(try ServeTests.complete(client, "re", word: "re").contains("restart") == supervised)
         #expect(try ServeTests.complete(client, "plugins grant ", word: "").contains("cart"))
+        #expect(try ServeTests.complete(client, "plugins grant cart ", word: "") == [])
+        // Every built-in completes from its declaration: help's prefix then verb, trace's
+        // command line, open's route then the page's parameters.
+        let helpFirst = try ServeTests.complete(client, "help ", word: "")
+        #expect(helpFirst.contains("cart") && helpFirst.contains("plugins") && helpFirst.contains("content/product"), "\(helpFirst)")
+        #expect(try ServeTests.complete(client, "help cart ", word: "").contains("checkout"))
+        #expect(try ServeTests.complete(client, "trace cart a", word: "a") == ["add"])
+        #expect(try ServeTests.complete(client, "trace ", word: "").contains("open"))
+        #expect(try ServeTests.complete(client, "open content/pro", word: "content/pro") == ["content/product"])
+        #expect(try ServeTests.complete(client, "open content/product ", word: "") == ["id="])
+        #expect(try ServeTests.complete(client, "where ", word: "") == [])
     }
 }

@@ -13,6 +13,52 @@ struct CommandLineTests {
                 environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "NO_COLOR": "1"])
     }
 
+    /// Lines that call a built-in the way its usage (as `help --json` lists it) says it may be
+    /// called: each alternative, with its optional parts left out and put in.
+    static func linesFollowing(_ usage: String) -> [String] {
+        let samples = ["ROUTE": "content/catalog", "PATH": "/nonexistent/libnone.so", "NAME": "cart", "WHAT…": "read users",
+                       "PREFIX": "cart", "VERB": "add", "COMMAND…": "cart add 3", "TEXT": "hello"]
+        let name = String(usage.prefix { $0 != " " })
+        var rest = usage.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+        var alternatives = [rest]
+        if rest.hasPrefix("["), rest.hasSuffix("]") {
+            rest = String(rest.dropFirst().dropLast())
+            alternatives = [""] + rest.components(separatedBy: " | ")
+        }
+        func fill(_ text: String) -> String {
+            text.split(separator: " ").map { samples[String($0)] ?? String($0) }.joined(separator: " ")
+        }
+        return alternatives.flatMap { alternative -> [String] in
+            // Optional parts in, and (innermost first) out.
+            let full = alternative.replacingOccurrences(of: "[", with: "").replacingOccurrences(of: "]", with: "")
+            let minimal = alternative.replacingOccurrences(of: #"\s*\[.*\]"#, with: "", options: .regularExpression)
+            return Set([full, minimal]).sorted().map { "\(name) \(fill($0))".trimmingCharacters(in: .whitespaces) }
+        }
+    }
+
+    @Test("every built-in takes every line its usage allows: help's usage and the parser come from one declaration")
+    func builtinUsageIsWhatParses() throws {
+        let home = try makeTemporaryDirectory("usage")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let help = try coordsh(["--json", "-c", "help"], home: home)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(help.stdout.utf8)) as? [String: Any])
+        let usages = (document["commands"] as? [[String: Any]] ?? []).compactMap { $0["usage"] as? String }
+        #expect(usages.count >= 14, "\(usages)")
+        let lines = usages.filter { !$0.hasPrefix("quit") }.flatMap(Self.linesFollowing)
+        #expect(lines.contains("plugins grant cart read users") && lines.contains("help cart add") && lines.contains("open content/catalog"), "\(lines)")
+        let result = try coordsh(["--keep-going"], input: lines.joined(separator: "\n") + "\n", home: home)
+        let refusals = result.stderr.split(separator: "\n").filter { $0.contains("usage:") || $0.contains("takes no arguments") }
+        #expect(refusals.isEmpty, "lines their usage allows were refused: \(refusals)\nlines: \(lines)")
+        // And the lines it does not allow are refused with it.
+        let wrong = try coordsh(["--keep-going"], input: "pages now\nplugins load\nhelp a b c\n", home: home)
+        #expect(wrong.stderr == """
+            coordsh: error: pages takes no arguments, got 'now'
+            coordsh: error: usage: plugins load PATH
+            coordsh: error: usage: help [PREFIX [VERB] | ROUTE]
+
+            """, "\(wrong.stderr)")
+    }
+
     @Test("exit statuses: 0 success, 1 runtime failure, 2 usage error, 3 refused plugin with --strict-plugins")
     func exitStatuses() throws {
         let home = try makeTemporaryDirectory("cli")
