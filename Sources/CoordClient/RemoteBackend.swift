@@ -73,9 +73,11 @@ package final class RemoteBackend: ShellBackend {
     }
 
     /// Sends `line` with the password answers given so far, without waiting: the request's
-    /// id, whose answer `absorb` takes in when it is a result.
-    package func send(_ line: String, answers: [String]) throws -> Int {
-        let id = connection.newID()
+    /// id, whose answer `absorb` takes in when it is a result. `id`: the one to use (a front
+    /// relaying its client's request uses the client's, so that the answer passes back as it
+    /// came).
+    package func send(_ line: String, answers: [String], id: Int? = nil) throws -> Int {
+        let id = id ?? connection.newID()
         try connection.write(.run(id: id, line: line, secrets: answers))
         return id
     }
@@ -99,8 +101,8 @@ package final class RemoteBackend: ShellBackend {
     }
 
     /// Asks for completions without waiting: the request's id.
-    package func sendCompletion(line: String, word: String) throws -> Int {
-        let id = connection.newID()
+    package func sendCompletion(line: String, word: String, id: Int? = nil) throws -> Int {
+        let id = id ?? connection.newID()
         try connection.write(.complete(id: id, line: line, word: word))
         return id
     }

@@ -153,19 +153,23 @@ public final class ServerConnection {
         return pushed
     }
 
-    /// Every frame that has arrived, without waiting: what a front that relays many scenes
-    /// reads when one of them is readable. A connection that ended or sent a broken frame
-    /// sets `closedReason` and gives the frames before it.
-    package func receiveAvailable() -> [ServerReply] {
+    /// Every frame that has arrived, without waiting, each with its bytes as they came: what
+    /// a front that relays many scenes reads when one of them is readable, and passes on as
+    /// it is. Results are read without their documents (see `ServerReply.parse`). A
+    /// connection that ended or sent a broken frame sets `closedReason` and gives the frames
+    /// before it.
+    package func receiveAvailable() -> [(reply: ServerReply, bytes: [UInt8])] {
         guard closedReason == nil else { return [] }
-        var frames: [ServerReply] = []
+        var frames: [(reply: ServerReply, bytes: [UInt8])] = []
         do {
             while try fill(blocking: false) {}
         } catch {
             // closedReason is set; what arrived before the end is still read below.
         }
         do {
-            while let object = try decoder.next() { frames.append(try ServerReply.parse(object)) }
+            while let frame = try decoder.nextFrame() {
+                frames.append((try ServerReply.parse(frame.object, documents: false), frame.bytes))
+            }
         } catch {
             _ = lost("the server sent a broken frame: \(error.message)")
         }

@@ -33,6 +33,14 @@ public struct FrameDecoder {
         return try Self.object(from: body)
     }
 
+    /// The next whole frame's object and its bytes as they came (length prefix included):
+    /// what a front that passes a frame on sends without writing it again.
+    public mutating func nextFrame() throws(ProtocolError) -> (object: [String: Any], bytes: [UInt8])? {
+        let at = start
+        guard let body = try nextBody() else { return nil }
+        return (try Self.object(from: body), Array(buffer[at..<start]))
+    }
+
     /// The next whole frame's body bytes, or nil until one has arrived.
     public mutating func nextBody() throws(ProtocolError) -> [UInt8]? {
         guard pendingBytes >= WireProtocol.headerBytes else { return nil }

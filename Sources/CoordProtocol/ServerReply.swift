@@ -174,7 +174,10 @@ public enum ServerReply: Sendable {
 
     /// Reads a frame the server sent. A client must not trust it blindly either: a field of
     /// the wrong type is a `ProtocolError`.
-    public static func parse(_ object: [String: Any]) throws(ProtocolError) -> ServerReply {
+    ///
+    /// `documents: false` leaves a result's `document` unread (nil): a front that passes the
+    /// frame on as it came needs the scene's place from a result, not what it printed.
+    public static func parse(_ object: [String: Any], documents: Bool = true) throws(ProtocolError) -> ServerReply {
         let f = Fields(object)
         switch try f.string("type") {
         case "hello":
@@ -191,7 +194,7 @@ public enum ServerReply: Sendable {
             let notices = try notices(in: object)
             return .result(RunResult(
                 id: try f.int("id"), status: try f.int("status"), lines: try f.optionalStrings("lines") ?? [],
-                document: try document(in: object), notices: notices, error: error,
+                document: documents ? try document(in: object) : nil, notices: notices, error: error,
                 route: try f.optionalString("route"), quit: (object["quit"] as? Bool) ?? false,
                 secret: (object["secret"] as? Bool) ?? false, resume: try f.optionalString("resume"),
                 queued: try (object["queued"] as? [Any] ?? []).map { item throws(ProtocolError) -> (line: String, from: String?) in
@@ -242,15 +245,5 @@ extension ServerReply {
         case .goodbye: "goodbye"
         case .upgrade: "upgrade"
         }
-    }
-}
-
-extension ServerReply.RunResult {
-    /// The same outcome answering request `id`: a front relays a worker's answer to its
-    /// client under the id the client chose.
-    public func renumbered(_ id: Int) -> ServerReply.RunResult {
-        ServerReply.RunResult(
-            id: id, status: status, lines: lines, document: document, notices: notices, error: error, route: route,
-            quit: quit, secret: secret, resume: resume, queued: queued, trail: trail)
     }
 }

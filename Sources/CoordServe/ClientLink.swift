@@ -32,6 +32,11 @@ struct ClientLink: Sendable {
         channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
     }
 
+    /// Sends a frame as another process wrote it (a worker's answer a front passes on).
+    func send(frame bytes: [UInt8]) {
+        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+    }
+
     /// Sends a last frame, then closes once it is written.
     func sendAndClose(_ reply: ServerReply) {
         guard let bytes = try? FrameDecoder.encode(reply.object) else {

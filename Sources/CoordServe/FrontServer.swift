@@ -173,13 +173,14 @@ final class FrontServer: ClientServing {
         }
         let workerID: Int
         do {
+            // Under the client's own id: the answer passes back as the worker wrote it.
             switch request {
-            case .run(_, let line, let answers): workerID = try remote.send(line, answers: answers)
-            case .complete(_, let line, let word): workerID = try remote.sendCompletion(line: line, word: word)
+            case .run(let id, let line, let answers): workerID = try remote.send(line, answers: answers, id: id)
+            case .complete(let id, let line, let word): workerID = try remote.sendCompletion(line: line, word: word, id: id)
             }
         } catch {
             // The worker is gone: the crash, found by the next look, answers this request.
-            client.inFlight = .init(request: request, workerID: -1, sent: .now())
+            client.inFlight = .init(request: request, workerID: request.id, sent: .now())
             loop?.execute { MainActor.assumeIsolated { self.pump() } }
             return
         }
@@ -236,8 +237,8 @@ final class FrontServer: ClientServing {
                 let frames = attaching.connection.receiveAvailable()
                 if !frames.isEmpty { lastHeard = .now() }
                 guard let first = frames.first else { continue }
-                guard case .hello(let hello) = first else {
-                    refuse(client, first)
+                guard case .hello(let hello) = first.reply else {
+                    refuse(client, first.reply)
                     continue
                 }
                 client.attaching = nil
@@ -270,11 +271,14 @@ final class FrontServer: ClientServing {
         client.link.sendAndClose(.error(id: nil, code: "failed", message: "the app process refused the scene: \(reason)"))
     }
 
-    private func relay(_ frames: [ServerReply], to client: FrontClient) {
+    /// Passes the worker's frames to the client as they came: pushes, and the answer to its
+    /// request in flight (asked under the client's own id), whose result the scene's place is
+    /// kept from first.
+    private func relay(_ frames: [(reply: ServerReply, bytes: [UInt8])], to client: FrontClient) {
         for frame in frames {
-            switch frame {
-            case .event(let notice):
-                client.link.send(.event(notice))
+            switch frame.reply {
+            case .event:
+                client.link.send(frame: frame.bytes)
             case .upgrade(let text):
                 offer(text)
             case .result, .secret, .completions, .error(.some, _, _):
@@ -285,29 +289,25 @@ final class FrontServer: ClientServing {
         }
     }
 
-    /// The worker's answer to the client's request in flight, under the client's id.
-    private func answer(_ frame: ServerReply, to client: FrontClient) {
-        guard let inFlight = client.inFlight, frame.requestID == inFlight.workerID else {
-            logger.warning("client \(client.link.id): the app process answered a request it was not asked (\(frame.typeName))")
+    /// The worker's answer to the client's request in flight.
+    private func answer(_ frame: (reply: ServerReply, bytes: [UInt8]), to client: FrontClient) {
+        guard let inFlight = client.inFlight, frame.reply.requestID == inFlight.workerID else {
+            logger.warning("client \(client.link.id): the app process answered a request it was not asked (\(frame.reply.typeName))")
             return
         }
         client.inFlight = nil
         guard !inFlight.answered else { return }
-        let id = inFlight.request.id
-        switch (frame, inFlight.request) {
+        switch (frame.reply, inFlight.request) {
         case (.result(let result), .run(_, let line, _)):
             client.scene.remote?.absorb(result, line: line)
             client.scene.note()
-            client.link.send(.result(result.renumbered(id)))
-        case (.secret(_, let prompt, let confirm), .run):
-            client.link.send(.secret(id: id, prompt: prompt, confirm: confirm))
-        case (.completions(_, let candidates), .complete):
-            client.link.send(.completions(id: id, candidates: candidates))
-        case (.error(_, let code, let message), _):
-            client.link.send(.error(id: id, code: code, message: message))
+        case (.secret, .run), (.completions, .complete), (.error, _):
+            break
         default:
-            client.link.send(.error(id: id, code: "protocol", message: "the app process answered out of turn"))
+            client.link.send(.error(id: inFlight.request.id, code: "protocol", message: "the app process answered out of turn"))
+            return
         }
+        client.link.send(frame: frame.bytes)
     }
 
     /// The worker offers a new plugin version on every scene's connection: one upgrade.
