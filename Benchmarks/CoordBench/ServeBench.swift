@@ -263,7 +263,8 @@ enum ServeBench {
 
     static func run(_ connection: ServerConnection, _ line: String) throws {
         let id = connection.newID()
-        try connection.write(.run(id: id, line: line, secrets: []))
+        // As `coordsh connect` printing text asks: the lines, no --json document.
+        try connection.write(.run(id: id, line: line, secrets: [], document: false))
         guard case .result(let result) = try connection.answer(to: id), result.error == nil else {
             throw Failure(description: "'\(line)' failed through the socket")
         }

@@ -19,6 +19,9 @@ package final class RemoteBackend: ShellBackend {
     package private(set) var trail: [String] = []
     /// The scene's queued messages after the last command, as command lines.
     package private(set) var queuedCommands: [(line: String, from: String?)] = []
+    /// Whether results come with their `--json` documents: a shell that prints text turns
+    /// this off, and the server neither builds nor sends them.
+    package var documents = true
     /// The last line run and whether the server found a secret value in it.
     private var lastSecret: (line: String, secret: Bool)?
 
@@ -76,9 +79,9 @@ package final class RemoteBackend: ShellBackend {
     /// id, whose answer `absorb` takes in when it is a result. `id`: the one to use (a front
     /// relaying its client's request uses the client's, so that the answer passes back as it
     /// came).
-    package func send(_ line: String, answers: [String], id: Int? = nil) throws -> Int {
+    package func send(_ line: String, answers: [String], id: Int? = nil, document: Bool? = nil) throws -> Int {
         let id = id ?? connection.newID()
-        try connection.write(.run(id: id, line: line, secrets: answers))
+        try connection.write(.run(id: id, line: line, secrets: answers, document: document ?? documents))
         return id
     }
 
@@ -93,8 +96,8 @@ package final class RemoteBackend: ShellBackend {
 
     /// One request and its answer: `line` with the password answers given so far. The
     /// scene's place (route, login, queue) is kept from a result.
-    package func exchange(_ line: String, answers: [String]) throws -> ServerReply {
-        let id = try send(line, answers: answers)
+    package func exchange(_ line: String, answers: [String], document: Bool? = nil) throws -> ServerReply {
+        let id = try send(line, answers: answers, document: document)
         let answer = try connection.answer(to: id)
         if case .result(let result) = answer { absorb(result, line: line) }
         return answer
@@ -108,10 +111,15 @@ package final class RemoteBackend: ShellBackend {
     }
 
     package func run(_ line: String) -> Reply {
+        run(line, document: nil)
+    }
+
+    /// `run`, with the document asked for or not whatever `documents` says.
+    package func run(_ line: String, document: Bool?) -> Reply {
         var answers: [String] = []
         do {
             while true {
-                switch try exchange(line, answers: answers) {
+                switch try exchange(line, answers: answers, document: document) {
                 case .secret(_, let prompt, let confirm):
                     do {
                         answers.append(try secrets.secret(prompt, confirm: confirm))
@@ -177,7 +185,7 @@ package final class RemoteBackend: ShellBackend {
     /// What the app's plugins ask for, as its `plugins` command lists it: a supervised
     /// shell's front asks its person about them.
     package func workerGrantRequests() -> [GrantRequest] {
-        (run("plugins").result.json["asks"]?.array ?? []).compactMap(GrantRequest.init(json:))
+        (run("plugins", document: true).result.json["asks"]?.array ?? []).compactMap(GrantRequest.init(json:))
     }
 
     package var remembersGrants: Bool { false }

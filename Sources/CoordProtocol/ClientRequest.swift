@@ -11,8 +11,10 @@ public enum ClientRequest: Equatable, Sendable {
     /// shows (the worker's own peer is the front).
     case hello(version: Int, client: String, resume: String? = nil, scene: String? = nil, peer: Int? = nil)
     /// Runs one command line in the client's scene. `secrets` answers, in order, the password
-    /// prompts the command stopped at before (see `ServerReply.secret`).
-    case run(id: Int, line: String, secrets: [String])
+    /// prompts the command stopped at before (see `ServerReply.secret`). `document: false`: the
+    /// client prints text, so the result carries no `--json` document (building, sending and
+    /// reading it was most of a served command's cost).
+    case run(id: Int, line: String, secrets: [String], document: Bool = true)
     /// Tab completion: candidates for `word`, the partial word at the end of `line`.
     case complete(id: Int, line: String, word: String)
     /// Is the server there? Answered with `pong` by the process that owns the socket, never
@@ -38,7 +40,9 @@ public enum ClientRequest: Equatable, Sendable {
             guard line.count <= maxLineLength else {
                 throw ProtocolError("request", "'line' is longer than \(maxLineLength) characters")
             }
-            return .run(id: try fields.int("id"), line: line, secrets: try fields.optionalStrings("secrets") ?? [])
+            return .run(
+                id: try fields.int("id"), line: line, secrets: try fields.optionalStrings("secrets") ?? [],
+                document: fields.object["document"] == nil ? true : try fields.bool("document"))
         case "complete":
             return .complete(id: try fields.int("id"), line: try fields.string("line"), word: try fields.string("word"))
         case "ping":
@@ -59,8 +63,11 @@ public enum ClientRequest: Equatable, Sendable {
             object["scene"] = scene
             object["peer"] = peer
             return object
-        case .run(let id, let line, let secrets):
-            return secrets.isEmpty ? ["type": "run", "id": id, "line": line] : ["type": "run", "id": id, "line": line, "secrets": secrets]
+        case .run(let id, let line, let secrets, let document):
+            var object: [String: Any] = ["type": "run", "id": id, "line": line]
+            if !secrets.isEmpty { object["secrets"] = secrets }
+            if !document { object["document"] = false }
+            return object
         case .complete(let id, let line, let word): return ["type": "complete", "id": id, "line": line, "word": word]
         case .ping(let id): return ["type": "ping", "id": id]
         case .bye: return ["type": "bye"]

@@ -10,13 +10,13 @@ import NIOCore
 final class FrontClient {
     /// A request that needs the app.
     enum Request {
-        case run(id: Int, line: String, answers: [String])
+        case run(id: Int, line: String, answers: [String], document: Bool)
         case complete(id: Int, line: String, word: String)
 
         /// The id the client gave it.
         var id: Int {
             switch self {
-            case .run(let id, _, _), .complete(let id, _, _): id
+            case .run(let id, _, _, _), .complete(let id, _, _): id
             }
         }
     }

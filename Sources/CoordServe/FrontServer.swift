@@ -123,7 +123,7 @@ final class FrontServer: ClientServing {
     func handle(_ request: ClientRequest, from link: ClientLink) {
         guard let client = clients[link.id] else { return }
         switch request {
-        case .run(let id, let line, let answers):
+        case .run(let id, let line, let answers, let document):
             if draining {
                 link.send(.error(id: id, code: "shutting_down", message: "the server is shutting down; the command was not run"))
                 return
@@ -132,7 +132,7 @@ final class FrontServer: ClientServing {
             if let command = FrontCommand(line: line) {
                 frontWork.append(.command(client, id: id, command))
             } else {
-                client.waiting.append(.run(id: id, line: line, answers: answers))
+                client.waiting.append(.run(id: id, line: line, answers: answers, document: document))
             }
             dispatch()
         case .complete(let id, let line, let word):
@@ -166,7 +166,7 @@ final class FrontServer: ClientServing {
     private func send(_ request: FrontClient.Request, for client: FrontClient) {
         guard let remote = client.scene.remote else {
             switch request {
-            case .run(let id, _, _): client.link.send(.error(id: id, code: "stopped", message: supervisor.stoppedLine))
+            case .run(let id, _, _, _): client.link.send(.error(id: id, code: "stopped", message: supervisor.stoppedLine))
             case .complete(let id, _, _): client.link.send(.completions(id: id, candidates: []))
             }
             return
@@ -175,7 +175,7 @@ final class FrontServer: ClientServing {
         do {
             // Under the client's own id: the answer passes back as the worker wrote it.
             switch request {
-            case .run(let id, let line, let answers): workerID = try remote.send(line, answers: answers, id: id)
+            case .run(let id, let line, let answers, let document): workerID = try remote.send(line, answers: answers, id: id, document: document)
             case .complete(let id, let line, let word): workerID = try remote.sendCompletion(line: line, word: word, id: id)
             }
         } catch {
@@ -298,7 +298,7 @@ final class FrontServer: ClientServing {
         client.inFlight = nil
         guard !inFlight.answered else { return }
         switch (frame.reply, inFlight.request) {
-        case (.result(let result), .run(_, let line, _)):
+        case (.result(let result), .run(_, let line, _, _)):
             client.scene.remote?.absorb(result, line: line)
             client.scene.note()
         case (.secret, .run), (.completions, .complete), (.error, _):
@@ -423,7 +423,7 @@ final class FrontServer: ClientServing {
         for client in ordered {
             for request in client.waiting {
                 switch request {
-                case .run(let id, _, _): client.link.send(.error(id: id, code: "shutting_down", message: "the server is shutting down; the command was not run"))
+                case .run(let id, _, _, _): client.link.send(.error(id: id, code: "shutting_down", message: "the server is shutting down; the command was not run"))
                 case .complete(let id, _, _): client.link.send(.completions(id: id, candidates: []))
                 }
             }

@@ -100,7 +100,7 @@ final class Server: ClientServing {
     func handle(_ request: ClientRequest, from link: ClientLink) {
         guard let client = clients[link.id] else { return }
         switch request {
-        case .run(let id, let line, let answers):
+        case .run(let id, let line, let answers, let document):
             if draining {
                 link.send(.error(id: id, code: "shutting_down", message: "the server is shutting down; the command was not run"))
                 return
@@ -119,7 +119,7 @@ final class Server: ClientServing {
             if let needed = client.secrets.pending, answers.count < 8 {
                 link.send(.secret(id: id, prompt: needed.prompt, confirm: needed.confirm))
             } else {
-                link.send(.result(Self.result(id: id, reply, secret: secret, session: client.session)))
+                link.send(.result(Self.result(id: id, reply, secret: secret, session: client.session, document: document)))
             }
             client.secrets.begin(with: [])
             pushPending(except: link.id)
@@ -135,10 +135,10 @@ final class Server: ClientServing {
         }
     }
 
-    static func result(id: Int, _ reply: Reply, secret: Bool, session: Session) -> ServerReply.RunResult {
+    static func result(id: Int, _ reply: Reply, secret: Bool, session: Session, document: Bool = true) -> ServerReply.RunResult {
         ServerReply.RunResult(
             id: id, status: Int(reply.status), lines: reply.error == nil ? reply.result.lines : [],
-            document: reply.document,
+            document: document ? reply.document : nil,
             notices: reply.notices,
             error: reply.error.map { ($0.code, $0.message) }, route: session.currentRoute, quit: reply.result.quit,
             secret: secret, resume: session.resumeToken,

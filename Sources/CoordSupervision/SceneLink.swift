@@ -32,6 +32,9 @@ package final class SceneLink {
     private(set) var trail: [String] = []
     package private(set) var resumeToken: String?
     private(set) var queued: [(line: String, from: String?)] = []
+    /// Whether its results come with their `--json` documents (see `RemoteBackend.documents`),
+    /// in every worker it is built in.
+    package var documents = true
     /// Notes for the scene's person that arrived outside a command's answer.
     package var pending: [Reply.Notice] = []
 
@@ -108,6 +111,7 @@ package final class SceneLink {
 
     /// Uses a scene built by `build`: the route, login and queue are now the new worker's.
     func adopt(_ built: Built) {
+        built.remote.documents = documents
         remote = built.remote
         pending += built.notices
         note()

@@ -30,7 +30,7 @@ package final class SupervisedBackend: ShellBackend {
     /// `first`: a worker already started (the shell starts it before reading its config).
     package init(
         secrets: any SecretPrompting, answerTimeout: Double, quarantine: Quarantine?, grants: GrantStore? = nil,
-        configuredGrants: [String: [Capability]] = [:], first: WorkerProcess? = nil,
+        configuredGrants: [String: [Capability]] = [:], first: WorkerProcess? = nil, documents: Bool = true,
         launch: @escaping () throws -> WorkerProcess
     ) throws {
         self.grants = grants
@@ -38,6 +38,7 @@ package final class SupervisedBackend: ShellBackend {
         supervisor = Supervisor(answerTimeout: answerTimeout, quarantine: quarantine, launch: launch)
         supervisor.prelaunched = first
         scene = SceneLink(name: "terminal", secrets: secrets)
+        scene.documents = documents
         try supervisor.start([scene])
         startPage = scene.remote?.startPage
     }
@@ -130,7 +131,7 @@ package final class SupervisedBackend: ShellBackend {
             let words = try Words.split(line)
             let args = Array(words.dropFirst(2))
             let plugin = args.first.map { name in
-                let reply = remote.run("plugins \(Words.quote(name))")
+                let reply = remote.run("plugins \(Words.quote(name))", document: true)
                 return reply.error == nil ? GrantCommand.Plugin(json: reply.result.json) : nil
             } ?? nil
             let (found, capabilities) = try GrantCommand.resolve(verb, args, plugin: plugin)

@@ -12,6 +12,8 @@ extension Shell {
         let backend: RemoteBackend
         do {
             backend = try RemoteBackend(path: path, secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable))
+            // Text is printed from the lines: the server need not build the --json document.
+            backend.documents = options.json
         } catch {
             printError("\(error)", code: "connection")
             return ShellError.Status.failure.rawValue

@@ -33,7 +33,7 @@ extension Shell {
                 secrets: SecretPrompt(environmentVariable: options.passwordEnvironmentVariable), answerTimeout: config.workerTimeout,
                 quarantine: Quarantine(path: config.expandedQuarantinePath()),
                 grants: GrantStore(path: config.expandedGrantsPath(), writable: true), configuredGrants: config.pluginGrants,
-                first: first, launch: launch)
+                first: first, documents: options.json, launch: launch)
         } catch {
             printError("cannot start the app process: \(error)", code: "connection")
             return ShellError.Status.failure.rawValue

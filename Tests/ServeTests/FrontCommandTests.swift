@@ -32,6 +32,25 @@ struct FrontCommandTests {
         #expect(single.stdout.hasSuffix("done\n"), "\(single.stdout)")
     }
 
+    @Test("a client that prints text asks for no --json document and gets none; one that asks gets the page in it — served in one process and through a front", arguments: [true, false])
+    func documentOnlyWhenAsked(supervised: Bool) throws {
+        let server = try ServeTests.Server(arguments: supervised ? [] : ["--single-process"])
+        defer { _ = try? server.stop() }
+        let client = try ServeTests.attach(server)
+        for asked in [false, true] {
+            let id = client.newID()
+            try client.write(.run(id: id, line: "open content/product id=7", secrets: [], document: asked))
+            guard case .result(let result) = try client.answer(to: id) else { throw ServeTests.TestFailure("no result") }
+            #expect(result.lines.first?.hasPrefix("── ") == true, "\(result.lines)")
+            #expect(result.route == "content/product?id=7" || result.route?.hasPrefix("content/product") == true)
+            if asked {
+                #expect(result.document?["page"]?["route"]?.string?.hasPrefix("content/product") == true, "\(String(describing: result.document))")
+            } else {
+                #expect(result.document == nil, "\(String(describing: result.document))")
+            }
+        }
+    }
+
     @Test("completion: every sub-command of plugins and the loaded plugins' names; restart and upgrade only where a front answers them", arguments: [true, false])
     func completion(supervised: Bool) throws {
         let server = try ServeTests.Server(arguments: supervised ? [] : ["--single-process"])
