@@ -25,6 +25,8 @@ public final class Session {
     /// last command.
     private(set) var pendingEvents: [DispatchEvent] = []
     let builtins: [Builtin]
+    /// The page trail last reported, and the scene's stamp then (see `pageTrail(limit:)`).
+    var trailCache: (stamp: [Int], routes: [String])?
 
     public var app: AppCoordinator { host.app }
     public var loader: PluginLoader { host.loader }

@@ -31,7 +31,11 @@ extension Session {
     /// The scene's page trail as routes (see `SceneCoordinator.pageTrail`), the last `limit`:
     /// what a new app process opens, in order, to put the scene back where it was.
     public func pageTrail(limit: Int = 16) -> [String] {
-        scene.pageTrail(last: limit).map { $0.route.description }
+        let stamp = scene.trailStamp + [limit]
+        if let cached = trailCache, cached.stamp == stamp { return cached.routes }
+        let routes = scene.pageTrail(last: limit).map { $0.route.description }
+        trailCache = (stamp, routes)
+        return routes
     }
 
     /// The scene's queued feature messages as the command lines that send them again, each
@@ -39,8 +43,10 @@ extension Session {
     /// process needs to make the same messages wait again. Messages of the app itself
     /// (`globalDisplay`) are not commands and are left out.
     public func queuedCommands() -> [(line: String, from: String?)] {
-        // Asked after every command of a served scene: the levels are looked at in place, and
-        // only one that holds something is asked what (the page stacks grow with the scene).
+        // Asked after every command of a served scene: nothing waits anywhere, most of the time;
+        // else the levels are looked at in place, and only one that holds something is asked
+        // what (the page stacks grow with the scene).
+        guard Responder.queuedAnywhere > 0 else { return [] }
         var holding: [Responder] = app.hasQueuedMessages ? [app] : []
         scene.walk { coordinator, _ in
             if coordinator.hasQueuedMessages { holding.append(coordinator) }

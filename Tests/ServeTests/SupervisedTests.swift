@@ -122,6 +122,20 @@ struct SupervisedTests {
         #expect(wheres == ["content/product id=9", "content/catalog"], "\(result.stdout)")
     }
 
+    @Test("a page 'back' left before a crash stays left: the scene comes back on the page back went to, and back from there goes on")
+    func backBeforeCrashKept() throws {
+        let folder = try Self.folderWithCrasher(config: "")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = "content show 9\ncontent show 3\nback\ncrash now index\nwhere\nback\nwhere\n"
+        let result = try run(
+            BuildProducts.coordsh, ["--supervised", "--keep-going", "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite"],
+            input: script, environment: ["HOME": folder, "XDG_CACHE_HOME": folder + "/cache", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state"],
+            timeout: 60)
+        #expect(result.stderr.contains("restarted, back at content/product id=9"), "\(result.stderr)")
+        let wheres = result.stdout.components(separatedBy: "route: ").dropFirst().map { $0.prefix { $0 != "\n" } }
+        #expect(wheres == ["content/product id=9", "content/catalog"], "\(result.stdout)")
+    }
+
     /// A crasher folder whose shop has ann@example.com confirmed (password in $PW), the shell's
     /// command line (executable first) and its environment.
     static func shopWithAccount() throws -> (folder: String, shell: [String], environment: [String: String]) {

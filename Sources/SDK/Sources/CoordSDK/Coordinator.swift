@@ -10,7 +10,12 @@ open class Coordinator: Responder {
     /// Children in start order, keyed by identifier; the order makes `tree` output stable.
     public private(set) var children: [Coordinator] = []
     /// This coordinator's pages, bottom to top. The top one is what the user sees.
-    public private(set) var viewStack: [PageView] = []
+    public private(set) var viewStack: [PageView] = [] {
+        didSet { Coordinator.stackEpoch &+= 1 }
+    }
+    /// Moves whenever any coordinator's pages change: with the scene's own counts, what tells
+    /// a served scene that its page trail is the one it reported last.
+    @_spi(Host) public private(set) static var stackEpoch = 0
     /// True between `start` and `stop`.
     public private(set) var isStarted = false
 

@@ -15,7 +15,12 @@ open class Responder: NeedsDependency {
     }
 
     var handlers: [Int32: HandlerEntry] = [:]
-    var queue = MessageQueue()
+    var queue = MessageQueue() {
+        didSet { Responder.queuedAnywhere += queue.count - oldValue.count }
+    }
+    /// How many messages wait at every level of every app in this process: a served scene
+    /// looks for its queued messages after every command, and when this is 0 there is none.
+    @_spi(Host) public private(set) static var queuedAnywhere = 0
     // Unchecked: read on every send, only from the main actor, never held across a call.
     @exclusivity(unchecked) final var dispatchCache = DispatchCache()
 
@@ -43,6 +48,7 @@ open class Responder: NeedsDependency {
         DispatchEpoch.advance()
         DispatchReclaimer.retire(handlers.values)
         dispatchCache.clear()
+        Responder.queuedAnywhere -= queue.count
     }
 
     /// How this level names itself in `trace`, `where` and error messages.

@@ -144,6 +144,13 @@ public final class SceneCoordinator: Coordinator {
         return flows.flatMap { $0.viewStack.map(\.page) }
     }
 
+    /// Equal for two looks at the scene between which its page trail cannot have changed (no
+    /// page shown, no page stack changed, no move between flows): a served scene reports its
+    /// trail after every command and works it out again only when this moved.
+    @_spi(Host) public var trailStamp: [Int] {
+        [Coordinator.stackEpoch, displayCount, history.count, activeCoordinator.map { ObjectIdentifier($0).hashValue } ?? 0]
+    }
+
     /// The last `limit` pages of `pageTrail`, found from the newest end: a served scene asks
     /// for its trail after every command, and the whole trail grows with the scene's history
     /// (a scene that ran for a day walked thousands of entries per command).
