@@ -119,12 +119,12 @@ struct LargeReplyTests {
 
     static let echo64K = "echo " + String(repeating: "e", count: ClientRequest.maxLineLength - 5)
 
-    @Test("serve, in one process and supervised: 64 KiB and just under 1 MiB arrive whole; just over is the command's one too_large line on an open connection; the app process lives")
+    @Test("serve, in one process and supervised: 64 KiB and just under 1 MiB arrive whole; just over is the command's one too_large line on an open connection; the app process lives; a client printing text, which is sent no document, gets the lines of a page over the limit with one and its one error line only past that")
     func serveModes() throws {
         let (under, over) = try Self.calibrate()
         for arguments in [["--single-process"], []] {
             let server = try Server(config: "", arguments: arguments) { folder in
-                try Self.catalogConfig(folder, [under, over]).write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
+                try Self.catalogConfig(folder, [under, over, 3 * over]).write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
             }
             let mode = arguments.isEmpty ? "supervised" : "single process"
             let worker = arguments.isEmpty ? SupervisedServeTests.workerPID(of: server) : nil
@@ -151,30 +151,40 @@ struct LargeReplyTests {
             if let worker {
                 #expect(SupervisedServeTests.workerPID(of: server) == worker, "the app process was not replaced")
             }
-            // connect prints the big reply as the shell does, and the too-large one as one error line.
-            let connected = try server.coordsh(["connect", "-c", "content show 1"])
-            let reference = try Self.inProcess(server, "content show 1")
-            #expect(connected.status == 0 && connected.stdout == reference, "\(mode): \(connected.stderr)")
-            let refused = try server.coordsh(["connect", "-c", "content show 2", "-c", "echo next"])
+            // connect prints the big reply as the shell does. Printing text it asks for no
+            // document, so the page over the limit with its document arrives as lines; one
+            // whose lines alone are over it is one error line; with --json the document travels
+            // too, and the first is already one error line.
+            for id in [1, 2] {
+                let connected = try server.coordsh(["connect", "-c", "content show \(id)"])
+                let reference = try Self.inProcess(server, "content show \(id)")
+                #expect(connected.status == 0 && connected.stdout == reference, "\(mode), \(id): \(connected.stderr)")
+            }
+            let refused = try server.coordsh(["connect", "-c", "content show 3", "-c", "echo next"])
             #expect(refused.status == 1 && refused.stdout.isEmpty, "\(mode): \(refused.stdout)")
             #expect(refused.stderr.hasPrefix("coordsh: error: the command ran, but its output is too large to send:")
                 && refused.stderr.split(separator: "\n").count == 1, "\(mode): \(refused.stderr)")
+            let refusedJSON = try server.coordsh(["connect", "--json", "-c", "content show 2"])
+            #expect(refusedJSON.status == 1 && refusedJSON.stdout.contains("\"too_large\""), "\(mode): \(refusedJSON.stdout)")
+            #expect(refusedJSON.stderr.hasPrefix("coordsh: error: the command ran, but its output is too large to send:")
+                && refusedJSON.stderr.split(separator: "\n").count == 1, "\(mode): \(refusedJSON.stderr)")
             #expect(!server.logText.contains("crashed") && !server.logText.contains("dropped"), "\(mode): \(server.logText)")
             #expect(try server.stop() == 0)
         }
     }
 
-    @Test("the supervised shell: 64 KiB and just under 1 MiB printed whole, just over one error line, the app process not restarted")
+    @Test("the supervised shell: 64 KiB, just under 1 MiB and a page over it only with its --json document printed whole, a page whose lines alone are over it one error line, the app process not restarted")
     func supervisedShell() throws {
         let (under, over) = try Self.calibrate()
         let folder = try makeTemporaryDirectory("large-replies")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Self.catalogConfig(folder, [under, over]).write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
+        try Self.catalogConfig(folder, [under, over, 3 * over]).write(toFile: folder + "/coordsh.toml", atomically: true, encoding: .utf8)
         let environment = ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state", "XDG_CACHE_HOME": folder + "/cache"]
         let base = ["--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite"]
-        let script = Self.echo64K + "\ncontent show 1\ncontent show 2\necho still here\n"
+        let script = Self.echo64K + "\ncontent show 1\ncontent show 2\ncontent show 3\necho still here\n"
         let supervised = try run(BuildProducts.coordsh, base + ["--supervised", "--keep-going"], input: script, environment: environment, timeout: 120)
-        let reference = try run(BuildProducts.coordsh, base + ["--single-process", "-c", Self.echo64K, "-c", "content show 1"], environment: environment, timeout: 120)
+        let reference = try run(
+            BuildProducts.coordsh, base + ["--single-process", "-c", Self.echo64K, "-c", "content show 1", "-c", "content show 2"], environment: environment, timeout: 120)
         #expect(reference.status == 0, "\(reference.stderr)")
         #expect(supervised.status == 1, "batch mode exits 1 after the error: \(supervised.stderr)")
         #expect(supervised.stdout == reference.stdout + "still here\n", "\(supervised.stdout.prefix(300))")
