@@ -19,8 +19,9 @@ import NIOCore
 @MainActor
 final class FrontServer: ClientServing {
     /// How long Tab waits for a busy app before it gets no candidates: a prompt must not
-    /// freeze for another client's command.
-    static let completionWait = TimeAmount.milliseconds(500)
+    /// freeze for another client's command, and a second is time enough for the values that
+    /// load a plugin first.
+    static let completionWait = TimeAmount.seconds(1)
 
     /// What only the front does, done when no request is with the worker (it replaces the
     /// worker, or hands every scene to another): a client's `restart` or `plugins upgrade`,
