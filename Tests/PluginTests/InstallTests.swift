@@ -66,7 +66,8 @@ struct InstallTests {
             (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/swift" }
                 .first { FileManager.default.isExecutableFile(atPath: $0) })
         let environment = ProcessInfo.processInfo.environment.merging(home.environment) { _, new in new }
-        let build = try run(swift, ["build", "--package-path", package], environment: environment, mergeOutput: true)
+        // A first build of the macros' swift-syntax: 1–2.5 minutes alone, more on a busy machine.
+        let build = try run(swift, ["build", "--package-path", package], environment: environment, mergeOutput: true, timeout: 900)
         #expect(build.status == 0, "\(build.stdout)")
         let plugin = package + "/.build/debug/libWeatherPlugin.so"
 
@@ -82,7 +83,7 @@ struct InstallTests {
         #expect(shell.stdout.contains("Items 1, 2 and 3"))
         #expect(shell.stdout.contains("weather show ID"))
 
-        let test = try run(swift, ["test", "--package-path", package], environment: environment, mergeOutput: true)
+        let test = try run(swift, ["test", "--package-path", package], environment: environment, mergeOutput: true, timeout: 900)
         #expect(test.status == 0, "\(test.stdout)")
         #expect(test.stdout.contains("meetsThePluginContract"))
 
