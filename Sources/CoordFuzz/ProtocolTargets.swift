@@ -86,8 +86,7 @@ enum ProtocolTargets {
         case (is NSNull, is NSNull):
             return true
         case (let a as NSNumber, let b as NSNumber):
-            let boolean = { (n: NSNumber) in String(cString: n.objCType) == "c" }
-            return boolean(a) == boolean(b) && a == b
+            return a.isJSONBoolean == b.isJSONBoolean && a == b
         default:
             return false
         }

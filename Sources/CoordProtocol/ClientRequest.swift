@@ -94,9 +94,7 @@ struct Fields {
 
     func int(_ name: String) throws(ProtocolError) -> Int {
         guard let value = object[name] else { throw ProtocolError("request", "missing field '\(name)'") }
-        // JSONSerialization gives every number and both booleans as NSNumber, and `true as?
-        // Int` succeeds; the number's own type code tells them apart ("c" is a boolean).
-        guard let number = value as? NSNumber, Self.isInteger(number), let integer = value as? Int else {
+        guard let number = value as? NSNumber, number.isJSONInteger, let integer = value as? Int else {
             throw ProtocolError("request", "field '\(name)' must be an integer")
         }
         return integer
@@ -108,14 +106,10 @@ struct Fields {
     }
 
     func bool(_ name: String) throws(ProtocolError) -> Bool {
-        guard let number = object[name] as? NSNumber, String(cString: number.objCType) == "c", let value = object[name] as? Bool else {
+        guard let number = object[name] as? NSNumber, number.isJSONBoolean, let value = object[name] as? Bool else {
             throw ProtocolError("request", "field '\(name)' must be true or false")
         }
         return value
-    }
-
-    static func isInteger(_ number: NSNumber) -> Bool {
-        ["i", "q", "l", "s", "Q", "I", "L", "S"].contains(String(cString: number.objCType))
     }
 
     func optionalStrings(_ name: String) throws(ProtocolError) -> [String]? {

@@ -63,11 +63,9 @@ public enum JSONValue: Sendable, Equatable {
         case is NSNull:
             self = .null
         case let number as NSNumber:
-            // The type code's one letter, read in place (a String of it per number showed).
-            let code = UInt8(bitPattern: number.objCType.pointee)
-            if code == UInt8(ascii: "c") {
+            if number.isJSONBoolean {
                 self = .bool(number.boolValue)
-            } else if Self.integerCodes.contains(code), let int = value as? Int {
+            } else if number.isJSONInteger, let int = value as? Int {
                 self = .int(int)
             } else {
                 self = .double(number.doubleValue)
@@ -87,9 +85,6 @@ public enum JSONValue: Sendable, Equatable {
             throw ProtocolError("reply", "a document holds a \(type(of: value)), which is not JSON")
         }
     }
-
-    /// NSNumber's type codes of the integers (`i`, `q`, `l`, `s` and unsigned).
-    private static let integerCodes: Set<UInt8> = Set("iqlsQILS".utf8)
 
     /// The value as Foundation's JSON objects, for `JSONSerialization` (the shell prints
     /// `--json` with sorted keys through it).

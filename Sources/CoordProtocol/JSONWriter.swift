@@ -204,7 +204,7 @@ extension NSNull: JSONWritable {
 /// NSNumbers of type "c", which must stay `true`, not become 1.
 extension NSNumber: JSONWritable {
     fileprivate func writeJSON(into out: inout [UInt8], depth: Int) throws(ProtocolError) {
-        if String(cString: objCType) == "c" {
+        if isJSONBoolean {
             out.append(contentsOf: boolValue ? JSONWriter.trueBytes : JSONWriter.falseBytes)
         } else {
             // Its own digits: a large integer parsed into a double-typed number keeps them.
