@@ -366,40 +366,35 @@ final class FrontServer: ClientServing {
         for client in ordered where client.attaching == nil {
             if let connection = client.scene.remote?.connection { relay(connection.receiveAvailable(), to: client) }
         }
-        let runningScene = supervisor.worker?.running?.scene
         let greeting = ordered.filter { $0.attaching != nil }
         for client in greeting {
             client.attaching?.connection.shutdown()
             client.attaching = nil
         }
-        let message = supervisor.workerDied(scenes: scenes, hung: hung)
-        logger.error("\(message)")
-        let restarted = supervisor.worker != nil
+        let end = supervisor.workerDied(scenes: scenes, hung: hung)
+        logger.error("\(end.message)")
         for client in greeting { greet(client) }
         for client in ordered {
-            let place = restarted ? client.scene.route.map { ", back at \($0)" } ?? "" : ""
-            // Whose doing it was: another client's command, or nobody's (a kill from outside).
-            let whose = runningScene == nil ? "" : "another client's command: "
-            let restored = restarted ? "; your scene was restored" + place : ""
+            let own = end.line(for: client.scene, ownCommand: true)
+            let note = end.line(for: client.scene, ownCommand: false)
             let owed = client.inFlight
             client.inFlight = nil
             switch owed {
             case .some(let inFlight) where inFlight.answered:
-                client.link.send(.event(.init(text: whose + message + restored, isWarning: true)))
-            case .some(let inFlight) where client.scene.name == runningScene:
-                client.link.send(.error(id: inFlight.request.id, code: "crashed", message: message + place))
+                client.link.send(.event(.init(text: note, isWarning: true)))
             case .some(let inFlight) where inFlight.isCompletion:
                 client.link.send(.completions(id: inFlight.request.id, candidates: []))
-                client.link.send(.event(.init(text: whose + message + restored, isWarning: true)))
-            case .some(let inFlight) where runningScene == nil:
-                // Nobody's command was running (a kill from outside): whether this one ran
-                // before the end is not known; its person is told what happened, as when it runs.
-                client.link.send(.error(id: inFlight.request.id, code: "crashed", message: message + place))
+                client.link.send(.event(.init(text: note, isWarning: true)))
+            case .some(let inFlight) where client.scene.name == end.runningScene || end.runningScene == nil:
+                // Its command ran — or nobody's was running (a kill from outside), and whether
+                // this one ran before the end is not known: its person is told what happened,
+                // as when it runs.
+                client.link.send(.error(id: inFlight.request.id, code: "crashed", message: own))
             case .some(let inFlight):
-                client.link.send(.error(id: inFlight.request.id, code: "crashed", message: whose + message + restored))
+                client.link.send(.error(id: inFlight.request.id, code: "crashed", message: note))
             case nil:
                 if !greeting.contains(where: { $0 === client }) {
-                    client.link.send(.event(.init(text: whose + message + restored, isWarning: true)))
+                    client.link.send(.event(.init(text: note, isWarning: true)))
                 }
             }
         }
@@ -414,6 +409,11 @@ final class FrontServer: ClientServing {
 
     private func broadcast(_ notice: ServerReply.Notice, except id: Int?) {
         for (key, client) in clients where key != id && client.attaching == nil { client.link.send(.event(notice)) }
+    }
+
+    func listening(loop _: any EventLoop) -> String {
+        guard let worker = supervisor.worker else { return "; the app is stopped" }
+        return "; the app in worker pid \(worker.pid) with \(worker.plugins.count) plugins"
     }
 
     // MARK: Shutdown

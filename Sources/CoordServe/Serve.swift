@@ -141,12 +141,7 @@ public enum Serve {
         settings: Config.ServeSettings
     ) {
         chmod(place.socketPath, 0o600)
-        if let server = server as? Server {
-            logger.info("listening on \(place.socketPath) (pid \(getpid()), \(server.host.app.features.features.count) features, in this process)")
-            watchPlugins(server: server, loop: loop)
-        } else if let front = server as? FrontServer, let worker = front.supervisor.worker {
-            logger.info("listening on \(place.socketPath) (pid \(getpid()); the app in worker pid \(worker.pid) with \(worker.plugins.count) plugins)")
-        }
+        logger.info("listening on \(place.socketPath) (pid \(getpid())\(server.listening(loop: loop)))")
 
         let lifecycle = ServeLifecycle(
             listener: listener, server: server, place: place, lock: lock, loop: loop, logger: logger,

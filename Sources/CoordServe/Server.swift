@@ -4,6 +4,7 @@ import CoordRuntime
 import CoordSession
 import Foundation
 import Logging
+import NIOCore
 
 /// The app side of `coordsh serve` (and of a worker), on the main actor: one scene per
 /// attached client, each request run in its client's scene, replies and pushes sent back.
@@ -28,26 +29,42 @@ final class Server: ClientServing {
     private(set) var handled = 0
     /// The plugin folders' watch, kept for the server's life.
     var pluginWatch: PluginWatch?
-    /// A worker (`coordsh worker`) serves its front's one scene as the terminal's: the shared
-    /// guest cart, kept for the next shell, and the scene named `terminal`.
-    var servesTerminal = false
-    /// Where a worker notes the command it is about to run, for its front's crash report.
-    var runningMarker: RunningMarker?
-    /// A worker takes the scene names its front gives in `hello` (see `ClientRequest.hello`);
-    /// a server names its clients' scenes itself.
-    var takesSceneNames = false
-    /// A worker tells its front about a new version of a loaded plugin instead of asking for
-    /// a restart: the front can start a new worker with it (see `ServerReply.upgrade`).
-    var offersUpgrades = false
+    /// What this server is to its clients: `coordsh serve --single-process`, or a worker
+    /// serving a front's scenes.
+    enum Role {
+        /// Names its clients' scenes itself; a new version of a loaded plugin is refused
+        /// until a restart.
+        case server
+        /// A worker (`coordsh worker`): takes the scene names and client pids its front gives
+        /// in `hello` (see `ClientRequest.hello`) and puts its start-up notices inside the
+        /// hello, offers a new version of a loaded plugin to the front (which can start a new
+        /// worker with it, see `ServerReply.upgrade`), and notes the command it is about to
+        /// run in `marker` for the front's crash report. `terminal`: its front is the
+        /// supervised shell, whose one scene has the shared guest cart kept for the next shell.
+        case worker(terminal: Bool, marker: RunningMarker?)
+    }
+
+    let role: Role
     /// Told to each client right after its hello (a worker's start-up warnings and refusals).
     var startNotices: [Notice] = []
 
-    init(host: AppHost, logger: Logger, settings: Config.ServeSettings) {
+    init(host: AppHost, logger: Logger, settings: Config.ServeSettings, role: Role = .server) {
         self.host = host
+        self.role = role
         self.logger = logger
         self.settings = settings
         self.guestTag = "\(getpid())-\(Int(Date().timeIntervalSince1970))"
         host.onAppEvent = { [unowned self] event in broadcast(Notice(event)) }
+    }
+
+    private var isWorker: Bool {
+        if case .worker = role { true } else { false }
+    }
+    private var servesTerminal: Bool {
+        if case .worker(terminal: true, _) = role { true } else { false }
+    }
+    private var marker: RunningMarker? {
+        if case .worker(_, let marker) = role { marker } else { nil }
     }
 
     /// Commands run on the loop here, each finished before the next request is read.
@@ -59,11 +76,11 @@ final class Server: ClientServing {
     func open(_ link: ClientLink, resume: String?, scene name: String?, peer: Int?) {
         guard link.admitted(draining: draining, attached: clients.count, settings: settings, logger: logger) else { return }
         let secrets = RemoteSecrets()
-        let identifier = takesSceneNames ? name ?? "c\(link.id)" : servesTerminal ? "terminal" : "c\(link.id)"
+        let identifier = isWorker ? name ?? "c\(link.id)" : "c\(link.id)"
         let session = host.openSession(
             identifier: identifier,
             visitor: servesTerminal ? .terminal : SceneVisitor(key: "guest:\(guestTag):\(identifier)", endsWithScene: true),
-            secrets: secrets, peer: Session.Peer(pid: takesSceneNames ? peer.flatMap { Int32(exactly: $0) } ?? link.pid : link.pid, uid: link.uid))
+            secrets: secrets, peer: Session.Peer(pid: isWorker ? peer.flatMap { Int32(exactly: $0) } ?? link.pid : link.pid, uid: link.uid))
         clients[link.id] = Client(link: link, session: session, secrets: secrets)
         var page: [String] = []
         if let home = host.config.home, let request = try? RouteRequest.parse(home),
@@ -80,8 +97,8 @@ final class Server: ClientServing {
         link.send(.hello(.init(
             version: WireProtocol.version, server: "coordsh", scene: session.scene.identifier, pid: Int(getpid()),
             route: session.currentRoute, page: page,
-            plugins: host.loader.loaded.map { PluginIdentity(name: $0.origin.name, version: $0.origin.version) }, notices: takesSceneNames ? notices : [])))
-        if !takesSceneNames {
+            plugins: host.loader.loaded.map { PluginIdentity(name: $0.origin.name, version: $0.origin.version) }, notices: isWorker ? notices : [])))
+        if !isWorker {
             for notice in notices { link.send(.event(notice)) }
         }
     }
@@ -108,14 +125,14 @@ final class Server: ClientServing {
             handled += 1
             client.secrets.begin(with: answers)
             let secret = client.session.isSecret(line)
-            if let runningMarker {
+            if let runningMarker = marker {
                 // A secret (a card number) is not written to the marker file: its words after
                 // the verb are masked.
                 let shown = secret ? line.split(separator: " ").prefix(2).joined(separator: " ") + " ****" : line
                 runningMarker.record(line: shown, plugin: client.session.plugin(of: line), scene: client.session.scene.identifier)
             }
             let reply = client.session.run(line)
-            runningMarker?.clear()
+            marker?.clear()
             if let needed = client.secrets.pending, answers.count < 8 {
                 link.send(.secret(id: id, prompt: needed.prompt, confirm: needed.confirm))
             } else {
@@ -170,7 +187,7 @@ final class Server: ClientServing {
             broadcast(.init(text: "loaded plugin \(plugin.origin.name) \(plugin.origin.version) from \(plugin.origin.path)", isWarning: false, kind: .pluginLoaded))
         }
         for refusal in refused {
-            if offersUpgrades, refusal.kind == .needsRestart {
+            if isWorker, refusal.kind == .needsRestart {
                 let offer = "a new version of a loaded plugin arrived: \(refusal.path)"
                 for client in clients.values { client.link.send(.upgrade(text: offer)) }
                 continue
@@ -179,6 +196,11 @@ final class Server: ClientServing {
             broadcast(.init(text: refusal.description, isWarning: true, kind: .pluginRefused))
         }
         pushPending(except: nil)
+    }
+
+    func listening(loop: any EventLoop) -> String {
+        Serve.watchPlugins(server: self, loop: loop)
+        return ", \(host.app.features.features.count) features, in this process"
     }
 
     // MARK: Shutdown

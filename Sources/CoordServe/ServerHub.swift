@@ -45,4 +45,7 @@ protocol ClientServing: AnyObject, Sendable {
     /// without waiting): a shutdown waits for it.
     var busy: Bool { get }
     func goodbyeAll(_ reason: String)
+    /// The socket listens: starts what the server watches from the loop, and says where the
+    /// app runs (for the log's "listening on" line).
+    func listening(loop: any EventLoop) -> String
 }

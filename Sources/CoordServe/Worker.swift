@@ -60,12 +60,8 @@ public enum Worker {
         host.grantStore = grants
         host.hasFront = true
         let report = host.start(extraPluginDirectories: options.app.pluginDirectories, secrets: NoTerminalSecrets())
-        let server = Server(host: host, logger: logger, settings: config.serve)
-        server.servesTerminal = options.terminal
-        server.takesSceneNames = true
-        server.offersUpgrades = true
+        let server = Server(host: host, logger: logger, settings: config.serve, role: .worker(terminal: options.terminal, marker: marker))
         if let tag = options.guestTag { server.guestTag = tag }
-        server.runningMarker = marker
         // What starting said is told to each scene after its hello, as the in-process shell
         // prints it at start.
         server.startNotices = (sandbox.warning.map { [$0] } ?? []).map { Notice(text: $0, isWarning: true) }

@@ -11,8 +11,11 @@ package enum FrontAnswer: Equatable, Sendable {
 
 extension Supervisor {
     /// The one line every command gets while the app is stopped.
-    package var stoppedLine: String {
-        "the app is stopped (\(stoppedBecause ?? "it crashed")); '\(FrontCommand.restart.usage)' starts it again"
+    package var stoppedLine: String { Self.stopped(because: stoppedBecause ?? "it crashed") }
+
+    /// "The app is stopped", why when given, and what starts it again: the one wording of it.
+    static func stopped(because why: String?) -> String {
+        "the app is stopped\(why.map { " (\($0))" } ?? ""); '\(FrontCommand.restart.usage)' starts it again"
     }
 
     /// What a restart says when it brought the app back.

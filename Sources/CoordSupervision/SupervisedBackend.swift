@@ -71,11 +71,10 @@ package final class SupervisedBackend: ShellBackend {
         return reply
     }
 
-    /// The worker died: what it was running and how, then where the session is now.
+    /// The worker died: what it was running and how, then where the session is now (the
+    /// shell's one scene is the one whose command ran, if any did).
     private func crashed() -> String {
-        let message = supervisor.workerDied(scenes: [scene])
-        guard supervisor.worker != nil else { return message }
-        return message + (scene.route.map { ", back at \($0)" } ?? "")
+        supervisor.workerDied(scenes: [scene]).line(for: scene, ownCommand: true)
     }
 
     package func completions(line: String, word: String) -> [String] {

@@ -144,14 +144,15 @@ package final class Supervisor {
     /// line it noted before running it), how it ended and Swift's "Fatal error" line; counts
     /// the crash against the plugin; then starts a new worker with every scene restored, or
     /// stops the app when the crashes come too fast.
-    package func workerDied(scenes: [SceneLink], hung timedOut: Bool = false) -> String {
-        guard let worker else { return "the app process is gone" }
+    package func workerDied(scenes: [SceneLink], hung timedOut: Bool = false) -> WorkerEnd {
+        guard let worker else { return WorkerEnd(message: "the app process is gone", restarted: false, runningScene: nil) }
         let hung = timedOut || scenes.contains { $0.remote?.connection.timedOut == true }
         for scene in scenes { scene.drop() }
         self.worker = nil
         let how = end(worker)
         var message = hung ? "the app process stopped answering" : worker.endedByItself ? "the app process crashed" : "the app process was killed"
         let running = worker.running
+        let ended = { (message: String, restarted: Bool) in WorkerEnd(message: message, restarted: restarted, runningScene: running?.scene) }
         if let running {
             message += " running '\(running.line)'" + (running.plugin.isEmpty ? "" : " in plugin \(running.plugin)")
         }
@@ -167,7 +168,7 @@ package final class Supervisor {
         crashes = crashes.filter { now.timeIntervalSince($0) < Self.crashWindow } + [now]
         guard crashes.count <= Self.maxCrashes else {
             stoppedBecause = "\(crashes.count) crashes in \(Int(Self.crashWindow / 60)) minutes"
-            return message + "; \(stoppedBecause ?? "") — the app is stopped; 'restart' starts it again"
+            return ended(message + "; \(stoppedBecause ?? "") — " + Self.stopped(because: nil), false)
         }
         // The first restart at once (the person is waiting); then 0.2 s, 0.4 s: a plugin that
         // dies at every start does not spin the machine.
@@ -176,9 +177,9 @@ package final class Supervisor {
             try start(scenes)
         } catch {
             stoppedBecause = "it could not be started again: \(error)"
-            return message + "; it could not be started again (\(error)); 'restart' tries again"
+            return ended(message + "; it could not be started again (\(error)); '\(FrontCommand.restart.usage)' tries again", false)
         }
-        return message + "; restarted"
+        return ended(message + "; restarted", true)
     }
 
     private func quarantineIfRepeated(_ plugin: String, line: String, cause: String) -> String {
@@ -209,7 +210,7 @@ package final class Supervisor {
     /// starts) hands over to a worker with the same plugins: what changed is the grants.
     package func upgrade(_ scenes: [SceneLink], grantsChanged: Bool = false) -> Reply.Notice {
         guard let old = worker else {
-            return .init(text: "the app is stopped; 'restart' starts it with the plugins as they are now", isWarning: true)
+            return .init(text: "the app is stopped; '\(FrontCommand.restart.usage)' starts it with the plugins as they are now", isWarning: true)
         }
         let keeps = "; the running version keeps serving"
         let candidate: WorkerProcess
