@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(name: "PluginTests", dependencies: ["TestSupport"], exclude: ["fixtures"]),
         .testTarget(name: "ShopTests", dependencies: [sdk, shop, "CoordData", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
-        .testTarget(name: "TranscriptTests", dependencies: ["TestSupport"], exclude: ["transcripts"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["TestSupport", .product(name: "CoordContract", package: "SDK")], exclude: ["transcripts"]),
         .testTarget(name: "FuzzTests", dependencies: ["CoordFuzz", "TestSupport"]),
         // @Page and @Messages: what they generate for every supported shape, and each compile error.
         .testTarget(name: "MacroTests", dependencies: [

@@ -99,16 +99,33 @@ public enum FixtureBuilder {
     }
 
     /// Compiles one Swift source into a plugin exactly as an outside author would: against the
-    /// built `CoordSDK` module, linking `libCoordSDK.so` (and each of `libraries`).
+    /// built `CoordSDK` module, linking `libCoordSDK.so` (and each of `libraries`). `macros`:
+    /// with the SDK's `@Page` and `@Messages`, expanded by the macro plugin the build made.
     public static func buildSwiftPlugin(
-        _ source: String, module: String, output: String, defines: [String] = [], libraries: [String] = [], extraSources: [String] = []
+        _ source: String, module: String, output: String, defines: [String] = [], libraries: [String] = [], extraSources: [String] = [],
+        macros: Bool = false
     ) throws {
         let build = BuildProducts.directory
         let modulemap = build + "/CCoordABI.build/module.modulemap"
         try tool("swiftc", [
             "-emit-library", "-module-name", module, "-I", build + "/Modules", "-Xcc", "-D_GNU_SOURCE",
             "-Xcc", "-fmodule-map-file=\(modulemap)", "-L", build, "-lCoordSDK", source,
-        ] + extraSources + ["-o", output] + libraries.map { "-l\($0)" } + defines.flatMap { ["-D", $0] })
+        ] + extraSources + ["-o", output] + libraries.map { "-l\($0)" } + defines.flatMap { ["-D", $0] }
+            + (macros ? ["-load-plugin-executable", build + "/CoordMacroPlugin-tool#CoordMacroPlugin"] : []))
+    }
+
+    /// The Swift files of `Examples/NAME` (the plugin guide's examples), in order.
+    public static func exampleSources(_ name: String) throws -> [String] {
+        let folder = BuildProducts.packageRoot + "/Examples/" + name
+        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".swift") }.sorted().map { folder + "/" + $0 }
+    }
+
+    /// Builds one of the guide's examples into a plugin as its author would: every file of
+    /// `Examples/NAME`, with the macros, against the SDK and `libraries`.
+    public static func buildExample(_ name: String, output: String, libraries: [String] = []) throws {
+        let sources = try exampleSources(name)
+        guard let first = sources.first else { throw BuildFailed(description: "Examples/\(name) has no Swift file") }
+        try buildSwiftPlugin(first, module: name, output: output, libraries: libraries, extraSources: Array(sources.dropFirst()), macros: true)
     }
 
     static func tool(_ name: String, _ arguments: [String]) throws {

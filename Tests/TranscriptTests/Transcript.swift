@@ -98,10 +98,11 @@ struct Transcript {
     /// `database`, a PostgreSQL URL, runs the same steps on that server instead of the
     /// default SQLite file: the output must be the same, except that `config` and `deps`
     /// name the server where they named the file.
-    func run(database: String? = nil) throws -> (steps: [Step], status: Int32) {
+    ///
+    /// `config`: another configuration file than the checkout's.
+    func run(database: String? = nil, config: String = BuildProducts.packageRoot + "/config/coordsh.toml") throws -> (steps: [Step], status: Int32) {
         let home = try makeTemporaryDirectory("transcript")
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let config = BuildProducts.packageRoot + "/config/coordsh.toml"
         let arguments = (database.map { ["--db", $0] } ?? []) + self.arguments
         var environment = ["HOME": home, "XDG_DATA_HOME": home + "/data", "NO_COLOR": "1"]
         environment.merge(self.environment) { $1 }

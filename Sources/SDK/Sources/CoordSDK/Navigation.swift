@@ -39,6 +39,22 @@ extension Responder {
         try send(message.message(from: self))
     }
 
+    /// Handles every message of `messages` with one `body`, when every verb needs the same
+    /// services (a feature whose every command is a logged-in person's): each waits in this
+    /// level's queue while one of `needs` is missing, `whileWaiting` runs when it starts
+    /// waiting (show the login page, say why), and it replays by itself once they are there.
+    public func handle<Messages: FeatureMessage>(
+        _ messages: Messages.Type,
+        everyVerbNeeds needs: [DependencyKey],
+        whileWaiting: WaitingHandler? = nil,
+        _ body: @escaping @MainActor (_ decoded: Messages, _ message: Message) throws -> Disposition
+    ) {
+        let verbs = Messages.Verb.allCases
+        handle(
+            messages, needs: Dictionary(uniqueKeysWithValues: verbs.map { ($0, needs) }),
+            whileWaiting: whileWaiting.map { waiting in Dictionary(uniqueKeysWithValues: verbs.map { ($0, waiting) }) } ?? [:], body)
+    }
+
     /// Handles every message of `messages` with one `body` that switches over the decoded case.
     /// `needs` and `whileWaiting` are per verb (`[.checkout: [Services.user.key]]`) and mean
     /// what they mean for `handle(_:needs:whileWaiting:_:)`. The undecoded message is passed
