@@ -67,6 +67,8 @@ struct NewCommand: ParsableCommand {
     var path: String?
     @Option(name: .customLong("sdk"), help: ArgumentHelp("The coordsh SDK package to build against (default: the one this binary was built from).", valueName: "DIR"))
     var sdk: String?
+    @Flag(name: .customLong("shop"), help: "A plugin of the shop: it depends on CoordShop (Product, Money, Services.user …), the package beside the SDK, in the plugin and its test.")
+    var shop = false
 
     @Option(name: .customLong("config"), help: ArgumentHelp("The configuration whose plugin folders hold the plugins a new name must not clash with.", valueName: "FILE"))
     var configPath: String?
@@ -76,8 +78,9 @@ struct NewCommand: ParsableCommand {
         let sdkPath = sdk ?? PluginTemplate.defaultSDKPath
         do {
             let taken = MainActor.assumeIsolated { PluginTemplate.takenNames(configPath: configPath) }
-            let files = try PluginTemplate.create(name: name, in: directory, sdkPath: sdkPath, taken: taken)
-            print("created plugin '\(name)' in \(directory), built against the SDK in \(sdkPath):")
+            let shopPath = shop ? PluginTemplate.shopPath(besideSDK: sdkPath) : nil
+            let files = try PluginTemplate.create(name: name, in: directory, sdkPath: sdkPath, shopPath: shopPath, taken: taken)
+            print("created plugin '\(name)' in \(directory), built against the SDK in \(sdkPath)\(shopPath.map { " and CoordShop in \($0)" } ?? ""):")
             for file in files { print("  \(file)") }
             print("build it with: cd \(directory) && swift build")
         } catch {

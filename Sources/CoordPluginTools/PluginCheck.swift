@@ -118,6 +118,11 @@ public enum PluginCheckChild {
         return 0
     }
 
+    /// The loaders of the installed plugins, kept for the child's life: a plugin registered
+    /// from the registry cache is loaded on first use by its loader, which must still be there
+    /// when a check reaches it (a message that reads the Account plugin's `user`).
+    private static var companions: [PluginLoader] = []
+
     /// The services a shell would have, on a scratch database, and unless `--alone` the
     /// installed plugins (vetted and cached like at start-up), except the one under test.
     private static func prepare(_ app: AppCoordinator, pluginName: String, options: Options, scratch: String) throws {
@@ -144,6 +149,7 @@ public enum PluginCheckChild {
         }
         loader.excludedNames = [pluginName]
         loader.loadAll(from: config.expandedPluginDirectories() + options.pluginDirectories)
+        companions.append(loader)
     }
 
     private static func emit(_ object: [String: Any]) {

@@ -26,10 +26,19 @@ public enum PluginTemplate {
             .appendingPathComponent("SDK").path
     }
 
+    /// The CoordShop package that goes with the SDK at `sdkPath`: beside it, as the install
+    /// (`share/coordsh/sdk`, `share/coordsh/shop`) and the checkout (`Sources/SDK`,
+    /// `Sources/Shop`) lay them out.
+    public static func shopPath(besideSDK sdkPath: String) -> String {
+        let parent = (sdkPath as NSString).deletingLastPathComponent
+        return parent + ((sdkPath as NSString).lastPathComponent == "SDK" ? "/Shop" : "/shop")
+    }
+
     /// Writes the package into `directory` and returns the files written. `taken` maps the
     /// names and prefixes of the plugins this coordsh loads to their files: a new plugin with
-    /// one of them could never load beside it.
-    public static func create(name: String, in directory: String, sdkPath: String, taken: [String: String] = [:]) throws -> [String] {
+    /// one of them could never load beside it. `shopPath`: a plugin of the shop, which
+    /// depends on CoordShop (its model and service keys) in the plugin and its test.
+    public static func create(name: String, in directory: String, sdkPath: String, shopPath: String? = nil, taken: [String: String] = [:]) throws -> [String] {
         guard let first = name.first, first.isASCII, first.isLowercase,
               name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }), name != "global" else {
             throw Failure(description: "plugin name '\(name)' must be lower-case letters and digits, starting with a letter (it is also the message prefix), and not 'global'")
@@ -40,14 +49,17 @@ public enum PluginTemplate {
         guard FileManager.default.fileExists(atPath: sdkPath + "/Package.swift") else {
             throw Failure(description: "no coordsh SDK package at \(sdkPath); pass --sdk with the Sources/SDK folder of the coordsh checkout that built this binary")
         }
+        if let shopPath, !FileManager.default.fileExists(atPath: shopPath + "/Package.swift") {
+            throw Failure(description: "no CoordShop package at \(shopPath) (it is installed beside the SDK); pass --sdk with the SDK folder it sits beside")
+        }
         if let existing = try? FileManager.default.contentsOfDirectory(atPath: directory), !existing.isEmpty {
             throw Failure(description: "\(directory) already exists and is not empty")
         }
         let type = name.prefix(1).uppercased() + name.dropFirst()
         let module = "\(type)Plugin"
         let files: [(String, String)] = [
-            ("Package.swift", packageManifest(name: name, module: module, sdkPath: sdkPath)),
-            ("Sources/\(module)/\(module).swift", pluginSource(name: name, type: type)),
+            ("Package.swift", packageManifest(name: name, module: module, sdkPath: sdkPath, shopPath: shopPath)),
+            ("Sources/\(module)/\(module).swift", pluginSource(name: name, type: type, shop: shopPath != nil)),
             ("Sources/\(module)/\(type)Page.swift", pageSource(name: name, type: type)),
             ("Sources/\(module)/\(type)Message.swift", messageSource(name: name, type: type)),
             ("Sources/\(module)/\(type)Coordinator.swift", coordinatorSource(name: name, type: type)),
@@ -90,8 +102,17 @@ public enum PluginTemplate {
         return taken
     }
 
-    static func packageManifest(name: String, module: String, sdkPath: String) -> String {
-        """
+    static func packageManifest(name: String, module: String, sdkPath: String, shopPath: String?) -> String {
+        let shopPackage = shopPath.map {
+            """
+
+                    // CoordShop, the shop's model and service keys (Product, Money, Services.user …): the
+                    // version the host has, beside its SDK. The loader checks it (see the plugin's `libraries`).
+                    .package(path: "\($0)"),
+            """
+        } ?? ""
+        let shopProduct = shopPath == nil ? "" : " .product(name: \"CoordShop\", package: \"Shop\"),"
+        return """
         // swift-tools-version:6.0
         // A coordsh feature plugin. `swift build` makes .build/debug/lib\(module).so; drop it into a
         // plugin folder (or run `coordsh plugin check` on it).
@@ -106,18 +127,18 @@ public enum PluginTemplate {
             dependencies: [
                 // The SDK of the coordsh build that will load this plugin. Same compiler, same SDK
                 // version: Swift has no stable ABI on Linux.
-                .package(path: "\(sdkPath)"),
+                .package(path: "\(sdkPath)"),\(shopPackage)
             ],
             targets: [
                 // CoordMacros: @Page and @Messages (compile time only; nothing of them is linked).
                 .target(name: "\(module)", dependencies: [
-                    .product(name: "CoordSDK", package: "SDK"), .product(name: "CoordMacros", package: "SDK"),
+                    .product(name: "CoordSDK", package: "SDK"),\(shopProduct) .product(name: "CoordMacros", package: "SDK"),
                 ]),
                 // The test loads the built .so like the shell does, so it does not depend on the
                 // plugin target (that would link a second copy of it into the test). It names the
-                // CoordSDK product so that it links the one shared libCoordSDK.so the plugin uses.
+                // shared products (CoordSDK\(shopPath == nil ? "" : ", CoordShop")) so that it links the one copy of each the plugin uses.
                 .testTarget(name: "\(module)Tests", dependencies: [
-                    .product(name: "CoordSDK", package: "SDK"), .product(name: "CoordContract", package: "SDK"),
+                    .product(name: "CoordSDK", package: "SDK"),\(shopProduct) .product(name: "CoordContract", package: "SDK"),
                 ]),
             ]
         )
@@ -125,13 +146,23 @@ public enum PluginTemplate {
         """
     }
 
-    static func pluginSource(name: String, type: String) -> String {
-        """
-        import CoordSDK
+    static func pluginSource(name: String, type: String, shop: Bool) -> String {
+        let imports = shop ? "import CoordSDK\nimport CoordShop" : "import CoordSDK"
+        let libraries = shop
+            ? """
+
+                  /// Built against the shop's model: the loader checks the host's CoordShop version
+                  /// before `register`, and refuses this plugin in one line if it differs.
+                  var libraries: [LibraryRequirement] { [CoordShopVersion.requirement] }
+
+              """
+            : ""
+        return """
+        \(imports)
 
         /// What the host gets from the entry below: it registers the feature — its name, its pages,
         /// its messages (and with them its message prefix) and how to make its coordinator.
-        final class \(type)Plugin: CoordPlugin {
+        final class \(type)Plugin: CoordPlugin {\(libraries)
             @MainActor func register(with registrar: any PluginRegistrar) throws {
                 try registrar.register(FeatureDefinition(
                     name: "\(name)", summary: "the \(name) feature",

@@ -87,6 +87,19 @@ struct InstallTests {
         #expect(test.status == 0, "\(test.stdout)")
         #expect(test.stdout.contains("meetsThePluginContract"))
 
+        // A plugin of the shop: CoordShop from beside the installed SDK, in the plugin and its
+        // test, builds, checks and passes its own test as generated.
+        let shelf = home.path + "/shelf"
+        let shopCreated = try run(coordsh, ["plugin", "new", "shelf", "--shop", "--path", shelf], environment: home.environment, directory: home.path)
+        #expect(shopCreated.status == 0, "\(shopCreated.stderr)")
+        #expect(shopCreated.stdout.contains("and CoordShop in \(prefix)/share/coordsh/shop"))
+        let shopBuild = try run(swift, ["build", "--package-path", shelf], environment: environment, mergeOutput: true, timeout: 900)
+        #expect(shopBuild.status == 0, "\(shopBuild.stdout)")
+        let shopCheck = try run(coordsh, ["plugin", "check", shelf + "/.build/debug/libShelfPlugin.so"], environment: home.environment)
+        #expect(shopCheck.status == 0 && shopCheck.stdout.hasSuffix("17 passed, 0 failed\n"), "\(shopCheck.stdout)")
+        let shopTest = try run(swift, ["test", "--package-path", shelf], environment: environment, mergeOutput: true, timeout: 900)
+        #expect(shopTest.status == 0 && shopTest.stdout.contains("meetsThePluginContract"), "\(shopTest.stdout)")
+
         // Uninstall removes every file and every folder the install made: the prefix is gone.
         let uninstall = try run(Self.script, ["--uninstall", prefix], environment: home.environment)
         #expect(uninstall.status == 0, "\(uninstall.stderr)")

@@ -21,5 +21,11 @@ struct TemplateTests {
         #expect(bundled.status == 2)
         #expect(bundled.stderr == "coordsh: error: plugin name 'content' is taken by the plugin in \(BuildProducts.plugin("Content")), which this coordsh loads; a second 'content' would be refused beside it\n")
         #expect(!FileManager.default.fileExists(atPath: home.path + "/c"))
+        // An SDK folder with no CoordShop beside it.
+        try FileManager.default.createDirectory(atPath: home.path + "/sdk", withIntermediateDirectories: true)
+        try "// swift-tools-version:6.0\n".write(toFile: home.path + "/sdk/Package.swift", atomically: true, encoding: .utf8)
+        let noShop = try home.coordsh(["plugin", "new", "shelf", "--shop", "--sdk", home.path + "/sdk", "--path", home.path + "/s"])
+        #expect(noShop.status == 2)
+        #expect(noShop.stderr.hasPrefix("coordsh: error: no CoordShop package at \(home.path)/shop"), "\(noShop.stderr)")
     }
 }

@@ -70,8 +70,15 @@ struct GuideTests {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let plugin = directory + "/lib\(example.lowercased()).so"
             try FixtureBuilder.buildExample(example, output: plugin, libraries: example == "Wishlist" ? ["CoordShop"] : [])
-            let check = try run(BuildProducts.coordsh, ["plugin", "check", plugin], environment: ["HOME": folder, "NO_COLOR": "1"])
-            #expect(check.status == 0 && check.stdout.contains("17 passed, 0 failed"), "\(example): \(check.stdout)\(check.stderr)")
+            // Twice: the second finds the bundled plugins in the registry cache, loaded on
+            // first use — and a message that waits for a login still says what it waits for.
+            for _ in 1...2 {
+                let check = try run(BuildProducts.coordsh, ["plugin", "check", plugin], environment: ["HOME": folder, "NO_COLOR": "1"])
+                #expect(check.status == 0 && check.stdout.contains("17 passed, 0 failed"), "\(example): \(check.stdout)\(check.stderr)")
+                if example == "Wishlist" {
+                    #expect(check.stdout.contains("every message it declares is handled — add: queued, waiting for 'user' (its declared needs; it replays once provided); remove: queued"), "\(check.stdout)")
+                }
+            }
         }
         // The same contract suite, in this process, as the guide tells an author to run it.
         let path = folder + "/Weather/libweather.so"

@@ -151,7 +151,17 @@ extension ContractSuite {
             let trace = DispatchTrace(message: name.string)
             do {
                 let outcome = try probe.send(Message(name, arguments, from: probe), trace: trace)
-                outcomes.append("\(spec.verb): \(outcome == .queued ? "queued" : "handled")")
+                guard outcome == .queued else {
+                    outcomes.append("\(spec.verb): handled")
+                    continue
+                }
+                // Why it waits, in the plugin's own terms: the services it lacked here (the
+                // check's scene has nobody logged in), which are the `needs` it declared.
+                let waiting = trace.hops.lazy.compactMap { hop -> [String]? in
+                    if case .queued(let keys) = hop.action { keys } else { nil }
+                }.first ?? []
+                let what = waiting.isEmpty ? "a service" : waiting.map { "'\($0)'" }.joined(separator: ", ")
+                outcomes.append("\(spec.verb): queued, waiting for \(what) (its declared needs; it replays once provided)")
             } catch let error as CoordError {
                 switch error {
                 case .unknownVerb, .unknownMessage, .unhandledMessage:
