@@ -11,10 +11,12 @@ let shop = Target.Dependency.product(name: "CoordShop", package: "Shop")
 
 /// One feature plugin: a dynamic library that depends on nothing the host also contains
 /// except the shared SDK image. Its pages and messages are declared with the SDK's macros
-/// (compile time only: nothing of them is linked).
+/// (compile time only: nothing of them is linked); CoordMacroBuild builds their plugin here
+/// (and it is the prebuilt one `coordsh plugin new` hands to outside plugins).
 func plugin(_ name: String, resources: [Resource]? = nil) -> Target {
     .target(
-        name: "\(name)Plugin", dependencies: [sdk, shop, .product(name: "CoordMacros", package: "SDK")],
+        name: "\(name)Plugin",
+        dependencies: [sdk, shop, .product(name: "CoordMacros", package: "SDK"), .product(name: "CoordMacroBuild", package: "SDK")],
         path: "Plugins/\(name)", resources: resources)
 }
 

@@ -107,3 +107,10 @@ func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000)
 func ns(_ value: Double) -> String { String(format: "%.2f ns", value) }
 func times(_ value: Double) -> String { String(format: "%.2f×", value) }
 func met(_ ok: Bool) -> String { ok ? "met" : "MISSED" }
+
+/// A benchmark that could not measure (a server that did not start, a build that failed):
+/// the run stops with this line rather than print a figure of something else.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -42,10 +42,6 @@ enum ServeBench {
         let latencies: Histogram<UInt64>
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     @MainActor
     static func run(_ env: BenchEnvironment) throws -> [ResultRow] {
         let base = env.scratch + "/serve-base.sqlite"
@@ -146,17 +142,17 @@ enum ServeBench {
         let clients = try (0..<scenes).map { index -> ServerConnection in
             let connection = try ServerConnection(path: server.socket)
             try connection.write(.hello(version: WireProtocol.version, client: "CoordBench"))
-            guard case .hello = try connection.receive() else { throw Failure(description: "no hello") }
+            guard case .hello = try connection.receive() else { throw BenchFailure("no hello") }
             for line in ["content show \(index + 1)", "cart add \(index + 1)", "cart show"] { try run(connection, line) }
             return connection
         }
-        guard let worker = server.workerPID() else { throw Failure(description: "no worker under the supervised server") }
+        guard let worker = server.workerPID() else { throw BenchFailure("no worker under the supervised server") }
         let start = now()
         kill(worker, SIGKILL)
         for client in clients {
             let deadline = Date().addingTimeInterval(30)
             while !client.takePushed().contains(where: { $0.text.contains("your scene was restored, back at cart/cart") }) {
-                guard Date() < deadline else { throw Failure(description: "a scene was not restored within 30 s") }
+                guard Date() < deadline else { throw BenchFailure("a scene was not restored within 30 s") }
                 usleep(50)
             }
         }
@@ -167,7 +163,7 @@ enum ServeBench {
             try client.write(.run(id: id, line: "cart show", secrets: []))
             guard case .result(let result) = try client.answer(to: id), result.route == "cart/cart",
                 result.lines.contains(where: { $0.contains("#\(index + 1) ") })
-            else { throw Failure(description: "scene \(index) was not restored with its cart") }
+            else { throw BenchFailure("scene \(index) was not restored with its cart") }
         }
         return elapsed
     }
@@ -194,7 +190,7 @@ enum ServeBench {
         // (Refusals are not fatal: a release build leaves other libraries, such as GRDB's
         // dynamic product, beside the plugins, and coordsh refuses them the same way.)
         guard report.databaseWarning == nil, host.app.features.features.count == 4 else {
-            throw Failure(description: "the in-process app did not start as coordsh does: \(report.databaseWarning ?? "") \(report.refusals) \(host.app.features.features.map(\.definition.name))")
+            throw BenchFailure("the in-process app did not start as coordsh does: \(report.databaseWarning ?? "") \(report.refusals) \(host.app.features.features.map(\.definition.name))")
         }
         return (host, host.openSession(identifier: "bench", visitor: SceneVisitor(key: "bench", endsWithScene: true)))
     }
@@ -229,7 +225,7 @@ enum ServeBench {
                 do {
                     let connection = try ServerConnection(path: socket)
                     try connection.write(.hello(version: WireProtocol.version, client: "CoordBench"))
-                    guard case .hello = try connection.receive() else { throw Failure(description: "no hello") }
+                    guard case .hello = try connection.receive() else { throw BenchFailure("no hello") }
                     for index in 0..<warmUp { try run(connection, line(index, client)) }
                     ready.signal()
                     go.wait()
@@ -253,7 +249,7 @@ enum ServeBench {
         for _ in 0..<clients { go.signal() }
         done.wait()
         let problems = failures.withLock { $0 }
-        guard problems.isEmpty else { throw Failure(description: problems.joined(separator: "; ")) }
+        guard problems.isEmpty else { throw BenchFailure(problems.joined(separator: "; ")) }
         let runs = results.withLock { $0 }
         var latencies = newHistogram()
         for value in runs.flatMap(\.latencies) { latencies.record(value) }
@@ -266,7 +262,7 @@ enum ServeBench {
         // As `coordsh connect` printing text asks: the lines, no --json document.
         try connection.write(.run(id: id, line: line, secrets: [], document: false))
         guard case .result(let result) = try connection.answer(to: id), result.error == nil else {
-            throw Failure(description: "'\(line)' failed through the socket")
+            throw BenchFailure("'\(line)' failed through the socket")
         }
     }
 
@@ -287,7 +283,7 @@ enum ServeBench {
             try process.run()
             let deadline = Date().addingTimeInterval(30)
             while !FileManager.default.fileExists(atPath: socket) {
-                guard process.isRunning, Date() < deadline else { throw Failure(description: "coordsh serve did not start") }
+                guard process.isRunning, Date() < deadline else { throw BenchFailure("coordsh serve did not start") }
                 usleep(10_000)
             }
         }

@@ -69,6 +69,8 @@ struct NewCommand: ParsableCommand {
     var sdk: String?
     @Flag(name: .customLong("shop"), help: "A plugin of the shop: it depends on CoordShop (Product, Money, Services.user …), the package beside the SDK, in the plugin and its test.")
     var shop = false
+    @Flag(name: .customLong("no-prebuilt"), help: "Build the SDK's macro plugin from swift-syntax (minutes, once) instead of using the one this coordsh's build made.")
+    var noPrebuilt = false
 
     @Option(name: .customLong("config"), help: ArgumentHelp("The configuration whose plugin folders hold the plugins a new name must not clash with.", valueName: "FILE"))
     var configPath: String?
@@ -79,9 +81,11 @@ struct NewCommand: ParsableCommand {
         do {
             let taken = MainActor.assumeIsolated { PluginTemplate.takenNames(configPath: configPath) }
             let shopPath = shop ? PluginTemplate.shopPath(besideSDK: sdkPath) : nil
-            let files = try PluginTemplate.create(name: name, in: directory, sdkPath: sdkPath, shopPath: shopPath, taken: taken)
+            let macroPlugin = noPrebuilt ? nil : PluginTemplate.prebuiltMacroPlugin
+            let files = try PluginTemplate.create(name: name, in: directory, sdkPath: sdkPath, shopPath: shopPath, macroPlugin: macroPlugin, taken: taken)
             print("created plugin '\(name)' in \(directory), built against the SDK in \(sdkPath)\(shopPath.map { " and CoordShop in \($0)" } ?? ""):")
             for file in files { print("  \(file)") }
+            print(macroPlugin.map { "the macros' plugin: \($0) (prebuilt)" } ?? "the macros' plugin is built from swift-syntax (a few minutes, the first time)")
             print("build it with: cd \(directory) && swift build")
         } catch {
             FileHandle.standardError.write(Data("coordsh: error: \(error)\n".utf8))

@@ -26,6 +26,20 @@ public enum PluginTemplate {
             .appendingPathComponent("SDK").path
     }
 
+    /// The SDK's macro plugin as this coordsh's build made it, if it is at hand: beside the
+    /// binary in a checkout's build folder, or `PREFIX/libexec/coordsh` once installed. A
+    /// plugin package handed it (`-load-plugin-executable`) does not compile swift-syntax for
+    /// the macros: its first build takes seconds, not minutes. The same toolchain built it,
+    /// and the compiler talks to a macro plugin over a versioned protocol.
+    public static var prebuiltMacroPlugin: String? {
+        let directory = Config.executableDirectory()
+        let candidates = [
+            directory + "/CoordMacroPlugin-tool",
+            (directory as NSString).deletingLastPathComponent + "/libexec/coordsh/CoordMacroPlugin-tool",
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     /// The CoordShop package that goes with the SDK at `sdkPath`: beside it, as the install
     /// (`share/coordsh/sdk`, `share/coordsh/shop`) and the checkout (`Sources/SDK`,
     /// `Sources/Shop`) lay them out.
@@ -38,7 +52,11 @@ public enum PluginTemplate {
     /// names and prefixes of the plugins this coordsh loads to their files: a new plugin with
     /// one of them could never load beside it. `shopPath`: a plugin of the shop, which
     /// depends on CoordShop (its model and service keys) in the plugin and its test.
-    public static func create(name: String, in directory: String, sdkPath: String, shopPath: String? = nil, taken: [String: String] = [:]) throws -> [String] {
+    /// `macroPlugin`: the prebuilt macro plugin the package hands its compiler; nil builds it
+    /// from swift-syntax (minutes, once).
+    public static func create(
+        name: String, in directory: String, sdkPath: String, shopPath: String? = nil, macroPlugin: String? = nil, taken: [String: String] = [:]
+    ) throws -> [String] {
         guard let first = name.first, first.isASCII, first.isLowercase,
               name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }), name != "global" else {
             throw Failure(description: "plugin name '\(name)' must be lower-case letters and digits, starting with a letter (it is also the message prefix), and not 'global'")
@@ -58,7 +76,7 @@ public enum PluginTemplate {
         let type = name.prefix(1).uppercased() + name.dropFirst()
         let module = "\(type)Plugin"
         let files: [(String, String)] = [
-            ("Package.swift", packageManifest(name: name, module: module, sdkPath: sdkPath, shopPath: shopPath)),
+            ("Package.swift", packageManifest(name: name, module: module, sdkPath: sdkPath, shopPath: shopPath, macroPlugin: macroPlugin)),
             ("Sources/\(module)/\(module).swift", pluginSource(name: name, type: type, shop: shopPath != nil)),
             ("Sources/\(module)/\(type)Page.swift", pageSource(name: name, type: type)),
             ("Sources/\(module)/\(type)Message.swift", messageSource(name: name, type: type)),
@@ -102,7 +120,7 @@ public enum PluginTemplate {
         return taken
     }
 
-    static func packageManifest(name: String, module: String, sdkPath: String, shopPath: String?) -> String {
+    static func packageManifest(name: String, module: String, sdkPath: String, shopPath: String?, macroPlugin: String?) -> String {
         let shopPackage = shopPath.map {
             """
 
@@ -112,6 +130,25 @@ public enum PluginTemplate {
             """
         } ?? ""
         let shopProduct = shopPath == nil ? "" : " .product(name: \"CoordShop\", package: \"Shop\"),"
+        let macros = macroPlugin.map {
+            """
+                    // CoordMacros: @Page and @Messages (compile time only; nothing of them is linked). Their
+                    // plugin is the one coordsh's build made, handed to the compiler: no swift-syntax to
+                    // build. (Without it, depend on .product(name: "CoordMacroBuild", package: "SDK")
+                    // instead of the flag: `coordsh plugin new --no-prebuilt` does.)
+                    .target(
+                        name: "\(module)",
+                        dependencies: [.product(name: "CoordSDK", package: "SDK"),\(shopProduct) .product(name: "CoordMacros", package: "SDK")],
+                        swiftSettings: [.unsafeFlags(["-load-plugin-executable", "\($0)#CoordMacroPlugin"])]),
+            """
+        } ?? """
+                    // CoordMacros: @Page and @Messages (compile time only; nothing of them is linked);
+                    // CoordMacroBuild builds their plugin from swift-syntax (minutes, the first time).
+                    .target(name: "\(module)", dependencies: [
+                        .product(name: "CoordSDK", package: "SDK"),\(shopProduct) .product(name: "CoordMacros", package: "SDK"),
+                        .product(name: "CoordMacroBuild", package: "SDK"),
+                    ]),
+            """
         return """
         // swift-tools-version:6.0
         // A coordsh feature plugin. `swift build` makes .build/debug/lib\(module).so; drop it into a
@@ -130,10 +167,7 @@ public enum PluginTemplate {
                 .package(path: "\(sdkPath)"),\(shopPackage)
             ],
             targets: [
-                // CoordMacros: @Page and @Messages (compile time only; nothing of them is linked).
-                .target(name: "\(module)", dependencies: [
-                    .product(name: "CoordSDK", package: "SDK"),\(shopProduct) .product(name: "CoordMacros", package: "SDK"),
-                ]),
+        \(macros)
                 // The test loads the built .so like the shell does, so it does not depend on the
                 // plugin target (that would link a second copy of it into the test). It names the
                 // shared products (CoordSDK\(shopPath == nil ? "" : ", CoordShop")) so that it links the one copy of each the plugin uses.

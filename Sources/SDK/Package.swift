@@ -15,7 +15,10 @@
 // CoordMacros is how a plugin declares its pages and messages once, as Swift enums
 // (`@Page(feature:)`, `@Messages(prefix:)`): macros run by the compiler (swift-syntax), so
 // they add nothing to libCoordSDK.so or to the ABI; what they generate calls CoordSDK's
-// public API, which hand-written conformances use alike.
+// public API, which hand-written conformances use alike. The declarations depend on nothing;
+// the implementation, CoordMacroPlugin, is an executable the compiler runs: a plugin package
+// is given the one the coordsh build made (`-load-plugin-executable`, as `coordsh plugin new`
+// writes it), or depends on CoordMacroBuild to build it from swift-syntax itself.
 import CompilerPluginSupport
 import Foundation
 import PackageDescription
@@ -31,6 +34,10 @@ let package = Package(
         .library(name: "CoordSDK", type: .dynamic, targets: ["CoordSDK"]),
         .library(name: "CoordLoading", targets: ["CoordLoading"]),
         .library(name: "CoordContract", targets: ["CoordContract"]),
+        // The macro declarations a plugin imports (`@Page`, `@Messages`); static, empty at run
+        // time, and dependent on nothing: the implementation is the CoordMacroPlugin executable,
+        // prebuilt (see CoordMacroBuild) or built from source.
+        .library(name: "CoordMacros", targets: ["CoordMacros"]),
     ],
     targets: [
         .target(name: "CCoordABI"),
@@ -38,6 +45,10 @@ let package = Package(
         .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
         .target(name: "CoordLoading", dependencies: ["CoordSDK", "CCoordABI", "CLibFFI"]),
         .target(name: "CoordContract", dependencies: ["CoordSDK", "CoordLoading"]),
+        // Only the two declarations: the compiler's one warning here is that their plugin is
+        // not loaded while they are declared, which is the point (it is loaded where they are
+        // used), so the module is compiled without warnings.
+        .target(name: "CoordMacros", swiftSettings: [.unsafeFlags(["-suppress-warnings"])]),
         // Unit tests of the SDK without any dlopen: the tree, propagation, queues, the chain and
         // its executor. ./test runs them under AddressSanitizer (the dispatch fast path reads
         // unretained references, so a use after free must be caught, not hoped against).
@@ -49,8 +60,9 @@ if !coreOnly {
     package.dependencies += [.package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1")]
     let syntax = { (name: String) in Target.Dependency.product(name: name, package: "swift-syntax") }
     package.products += [
-        // The macro declarations a plugin imports; static, and empty at run time.
-        .library(name: "CoordMacros", targets: ["CoordMacros"]),
+        // The macro plugin built from source (on swift-syntax), for a package with no prebuilt
+        // one: depending on it hands the built plugin to the compiler.
+        .library(name: "CoordMacroBuild", targets: ["CoordMacroBuild"]),
         // The expansions as plain code, for the macro expansion tests (coordsh's MacroTests).
         .library(name: "CoordMacroExpansion", targets: ["CoordMacroExpansion"]),
     ]
@@ -59,6 +71,6 @@ if !coreOnly {
             syntax("SwiftSyntax"), syntax("SwiftSyntaxBuilder"), syntax("SwiftSyntaxMacros"), syntax("SwiftDiagnostics"),
         ]),
         .macro(name: "CoordMacroPlugin", dependencies: ["CoordMacroExpansion", syntax("SwiftCompilerPlugin")]),
-        .target(name: "CoordMacros", dependencies: ["CoordMacroPlugin"]),
+        .target(name: "CoordMacroBuild", dependencies: ["CoordMacroPlugin"]),
     ]
 }

@@ -57,6 +57,9 @@ struct InstallTests {
         #expect(created.stdout.contains("Sources/WeatherPlugin/WeatherCoordinator.swift"))
         let manifest = try String(contentsOfFile: package + "/Package.swift", encoding: .utf8)
         #expect(manifest.contains(".package(path: \"\(prefix)/share/coordsh/sdk\")"))
+        // The macros' plugin is the installed one: the first build compiles no swift-syntax.
+        #expect(created.stdout.contains("the macros' plugin: \(prefix)/libexec/coordsh/CoordMacroPlugin-tool (prebuilt)"), "\(created.stdout)")
+        #expect(manifest.contains("\"-load-plugin-executable\", \"\(prefix)/libexec/coordsh/CoordMacroPlugin-tool#CoordMacroPlugin\""))
         let taken = try run(coordsh, ["plugin", "new", "cart", "--path", home.path + "/cart"], environment: home.environment)
         #expect(taken.status == 2)
         #expect(taken.stderr == "coordsh: error: plugin name 'cart' is taken by the plugin in \(library)/libCartPlugin.so, which this coordsh loads; a second 'cart' would be refused beside it\n")
@@ -66,9 +69,10 @@ struct InstallTests {
             (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/swift" }
                 .first { FileManager.default.isExecutableFile(atPath: $0) })
         let environment = ProcessInfo.processInfo.environment.merging(home.environment) { _, new in new }
-        // A first build of the macros' swift-syntax: 1–2.5 minutes alone, more on a busy machine.
+        // With the prebuilt macro plugin: the SDK and the plugin, no swift-syntax (seconds).
         let build = try run(swift, ["build", "--package-path", package], environment: environment, mergeOutput: true, timeout: 900)
         #expect(build.status == 0, "\(build.stdout)")
+        #expect(!build.stdout.contains("Compiling SwiftSyntax"), "\(build.stdout)")
         let plugin = package + "/.build/debug/libWeatherPlugin.so"
 
         let check = try run(coordsh, ["plugin", "check", "--alone", plugin], environment: home.environment)
