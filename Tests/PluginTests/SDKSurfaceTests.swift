@@ -36,4 +36,15 @@ struct SDKSurfaceTests {
             #expect(error.contains("'\(type)'"), "\(error)")
         }
     }
+
+    @Test("the reference (./docs) builds with no DocC warning, and every public symbol of CoordSDK, CoordShop and CoordContract has a doc comment")
+    func referenceIsComplete() throws {
+        let out = try makeTemporaryDirectory("docs")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let docs = try run(
+            BuildProducts.packageRoot + "/docs", ["--products", BuildProducts.directory, "--out", out, "--check"],
+            environment: ProcessInfo.processInfo.environment)
+        #expect(docs.status == 0, "\(docs.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out + "/CoordSDK/documentation/coordsdk/featurestore/index.html"))
+    }
 }

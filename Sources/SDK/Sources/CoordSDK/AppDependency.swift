@@ -14,7 +14,13 @@ public struct DependencyKey: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name }
 }
 
-/// A typed handle on a service slot: `ServiceKey<any CartManaging>("cart")`.
+/// A typed handle on a service slot: `ServiceKey<any CartManaging>("cart")`. Declare your own
+/// beside the others, and read it typed from any coordinator or view:
+///
+///     extension Services {
+///         static let wishlist = ServiceKey<WishlistStore>("wishlist")
+///     }
+///     let store = try require(Services.wishlist, for: "wishlist show")
 ///
 /// The type parameter keeps reads typed at the call site while the storage stays open to
 /// services that plugins define and provide at run time.
@@ -170,6 +176,8 @@ public struct AppDependency {
 /// that were waiting for a service that is now there.
 @MainActor
 public protocol NeedsDependency: AnyObject {
+    /// The services as this level sees them (the app's, laid over with its scene's); nil
+    /// before the level is in a tree.
     var dependencies: AppDependency? { get set }
 }
 

@@ -3,15 +3,25 @@
 /// The shell prints `message` as is, so each case says what was wrong, with which input, and
 /// where it can, what was probably meant. `code` is a stable machine-readable name for `--json`.
 public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A route or command named a feature nobody registered; `suggestion` is the closest name.
     case unknownFeature(String, suggestion: String?)
+    /// A route named a page its feature does not have; `suggestion` is the closest page.
     case unknownPage(feature: String, page: String, suggestion: String?)
+    /// A route or message gave a parameter nobody declared (`known` lists the declared ones).
     case unknownParameter(String, context: String, suggestion: String?, known: [String])
+    /// The same parameter was given twice.
     case duplicateParameter(String, context: String)
+    /// A required parameter was not given: the message names it and its type.
     case missingParameter(Parameter, context: String)
+    /// A value that does not read as its declared type (`id=seven` for an `Int`).
     case illTypedParameter(String, expected: ValueType, got: String, context: String)
+    /// A route that does not parse (`feature/page key=value …`, or a `coordsh://` URL).
     case malformedRoute(String, reason: String)
+    /// A message whose prefix no feature routes; `suggestion` is the closest command.
     case unknownMessage(String, suggestion: String?)
+    /// A feature's prefix with a verb it does not declare (`cart ad`).
     case unknownVerb(prefix: String, verb: String, suggestion: String?)
+    /// A message went up the whole chain (`path`, level by level) and nobody handled it.
     case unhandledMessage(String, path: [String])
     /// A message sent by code did not match the receiving feature's declaration; refused at
     /// the feature's door before any handler ran. `expected` is the declared signature.
@@ -19,9 +29,14 @@ public enum CoordError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The level whose handler passed the message on left the tree while handling it (it
     /// stopped its own coordinator, closed its own page), and no level had handled it.
     case leftTree(message: String, level: String)
+    /// A level's queue of waiting messages is full: the message is refused rather than kept
+    /// without bound while a service stays missing.
     case queueFull(message: String, at: String, capacity: Int)
+    /// A feature could not be registered (a name, prefix or route another feature has).
     case registration(String)
+    /// A coordinator was used before it was started in a scene.
     case notStarted(String)
+    /// A plugin misbehaved in a way the host caught (its entry, its registration).
     case plugin(String)
     /// A handler's own failure (unknown product, empty cart, …), said in the plugin's words.
     case failed(String)

@@ -7,10 +7,15 @@ import Foundation
 /// shared type). Plugins write SQL against this small surface instead, and the host runs it
 /// through GRDB (SQLite) or libpq (PostgreSQL).
 public enum SQLValue: Sendable, Equatable, CustomStringConvertible {
+    /// SQL `NULL`.
     case null
+    /// A 64-bit integer (SQLite's `INTEGER`, PostgreSQL's `BIGINT`).
     case integer(Int64)
+    /// A double (`REAL`, `DOUBLE PRECISION`).
     case real(Double)
+    /// Text (UTF-8; PostgreSQL's text cannot hold a NUL character).
     case text(String)
+    /// Bytes (`BLOB`, `BYTEA`).
     case blob([UInt8])
 
     /// Binds a Swift `Int` as an SQL integer (both backends store 64 bits).
@@ -201,12 +206,20 @@ public protocol DataManaging: AnyObject {
     var backend: SQLBackend { get }
     /// Applies the feature's migrations that this database has not seen yet.
     func migrate(feature: String, _ migrations: [Migration]) throws
-    /// Runs `body` on a consistent snapshot.
+    /// Runs `body` on a consistent snapshot:
+    ///
+    ///     let ids = try data.read { db in
+    ///         try db.rows("SELECT product_id FROM wishlist_items WHERE user_id = ?", user.id).map { $0.int("product_id") }
+    ///     }
     func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
     /// Runs `body` in one transaction that sees no other writer's half-done work: committed
     /// when it returns, rolled back when it throws. On PostgreSQL it runs at SERIALIZABLE and
     /// `body` may run again (a bounded number of times) when the server reports a
     /// serialization failure or a deadlock, so it must not act outside the database.
+    ///
+    ///     try data.write { db in
+    ///         try db.execute("INSERT INTO wishlist_items (user_id, product_id) VALUES (?, ?) ON CONFLICT DO NOTHING", user.id, id)
+    ///     }
     func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
     /// `db` — a connection another feature lent this one inside its transaction (a service
     /// method that takes `in db:`) — as this feature's own: what runs on the result is checked

@@ -43,9 +43,14 @@
 /// queued, replayed later, or could not be delivered. Reported up the chain to the app, whose
 /// `eventSink` the shell prints, so that no message is ever lost without a word.
 public enum DispatchEvent: Sendable, Equatable, CustomStringConvertible {
+    /// A message waits at level `at` for the services `waitingFor`; `reason` is what its
+    /// waiting handler said (shown to the person).
     case queued(message: String, at: String, waitingFor: [String], reason: String?)
+    /// A waiting message ran once what it waited for arrived.
     case replayed(message: String, at: String)
+    /// A waiting message ran and its handler threw: the person sees `error`.
     case replayFailed(message: String, at: String, error: String)
+    /// A waiting message was given up (its scene closed, a grant went away): never silently.
     case dropped(message: String, at: String, reason: String)
     /// Something a handler wants the user to know that no page shows (`logged in as …`).
     case note(String)

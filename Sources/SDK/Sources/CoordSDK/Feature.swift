@@ -38,6 +38,11 @@ public struct ServiceProvision: Sendable {
 
     /// `make` gets the app's dependencies as this feature sees them (its own data handle, what
     /// it was granted) and returns the service, or nil while something it needs is missing.
+    /// It runs at every dependency rebuild (a plugin loaded, a login), so make the service
+    /// once, outside it, and hand it over:
+    ///
+    ///     let store = WishlistStore()
+    ///     … provides: [ServiceProvision(Services.wishlist) { dependencies in store.attach(dependencies) }]
     public init<Service>(_ key: ServiceKey<Service>, guarded: Bool = false, make: @escaping @MainActor @Sendable (AppDependency) -> Service?) {
         self.key = key.key
         self.guarded = guarded

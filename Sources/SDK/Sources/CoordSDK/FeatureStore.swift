@@ -17,7 +17,17 @@ public final class FeatureStore {
     /// until the host provides the data service (a message that needs it waits meanwhile).
     public private(set) var isReady = false
 
-    /// - Parameter setUp: runs once after the migrations (say, seeding an empty table).
+    /// A store for `feature`'s tables, made once by the feature's service:
+    ///
+    ///     private let store = FeatureStore(feature: "wishlist", migrations: [
+    ///         Migration("v1", sql: ["CREATE TABLE wishlist_items (user_id INTEGER NOT NULL, product_id INTEGER NOT NULL)"]),
+    ///     ])
+    ///
+    /// - Parameters:
+    ///   - feature: the feature's name: its data handle reaches its own tables and no others.
+    ///   - migrations: its schema's steps, applied once each, in order, when the data store
+    ///     first arrives (see `attach`).
+    ///   - setUp: runs once after the migrations (say, seeding an empty table).
     public init(feature: String, migrations: [Migration], setUp: (@MainActor (any DataManaging) throws -> Void)? = nil) {
         self.feature = feature
         self.migrations = migrations

@@ -10,7 +10,13 @@ public struct Message: CustomStringConvertible {
     /// Typed arguments. A feature message is checked against the receiving feature's declaration
     /// when the root routes it (`Feature.check`), whoever sent it.
     public var arguments: Arguments
-    /// Where the message entered the chain. Weak: a queued message must not keep a page alive.
+    /// Where the message entered the chain: the page the person was on for a command typed
+    /// at the prompt, or the level that sent it in code. Weak: a queued message must not keep
+    /// a page alive, so after a replay it may be nil (or another page) — read it before you
+    /// wait, or not at all. "The product page this was sent from":
+    ///
+    ///     if let view = message.sender as? PageView, view.page.route.feature == "content",
+    ///         view.page.name == "product", let id = view.page.arguments.int("id") { … }
     public weak var sender: Responder?
 
     /// A message named `name` with its arguments, sent from `sender` (nil when the host sends it
@@ -52,7 +58,14 @@ public typealias MessageHandler = @MainActor (Message) throws -> Disposition
 
 /// Called when a message is about to wait for missing services, and again whenever what it
 /// waits for changes. It may act (show the login page), return a sentence telling the user
-/// why the message waits, or throw to refuse the message instead of queueing it.
+/// why the message waits, or throw to refuse the message instead of queueing it. `missing`
+/// names the services still absent.
+///
+///     handle(WishlistMessage.self, everyVerbNeeds: [Services.user.key],
+///            whileWaiting: { [unowned self] _, _ in
+///                try display(route: "account/login")
+///                return "log in to use your wishlist ('account login EMAIL')"
+///            }) { … }
 public typealias WaitingHandler = @MainActor (Message, _ missing: [DependencyKey]) throws -> String?
 
 /// A registered handler and the services it cannot run without.

@@ -47,9 +47,19 @@ public struct PageCase: Sendable {
     public let summary: String
     let construct: @Sendable (Arguments) throws -> any Page
 
-    /// - Parameter construct: builds the enum case from arguments that have already been
-    ///   validated against `parameters`; read required ones with `requireInt`/`requireString`
-    ///   (they cannot fail there, and never trap).
+    /// One case of a hand-written Page (`@Page` writes these for you).
+    ///
+    ///     PageCase("item", [Parameter("id", .int, summary: "item number")], summary: "one item") { arguments in
+    ///         WeatherPage.item(id: try arguments.requireInt("id"), days: nil)
+    ///     }
+    ///
+    /// - Parameters:
+    ///   - name: the route's page name.
+    ///   - parameters: what the route takes, with types.
+    ///   - summary: one line for `pages` and help.
+    ///   - construct: builds the enum case from arguments that have already been validated
+    ///     against `parameters`; read required ones with `requireInt`/`requireString` (they
+    ///     cannot fail there, and never trap).
     public init(
         _ name: String, _ parameters: [Parameter] = [], summary: String = "",
         construct: @escaping @Sendable (Arguments) throws -> any Page

@@ -9,6 +9,9 @@ import Glibc
 /// It crosses the dlopen boundary as an opaque pointer and is cast back to this protocol by
 /// the host; that cast only works because the protocol lives in the one shared SDK image.
 public protocol CoordPlugin: AnyObject {
+    /// Registers the plugin's features (`registrar.register(FeatureDefinition(…))`), once,
+    /// after the handshake. Throw to refuse to load, with a reason the host prints; do nothing
+    /// here the person must see (it also runs when vetting, in a child process).
     @MainActor func register(with registrar: any PluginRegistrar) throws
 
     /// The shared libraries besides the SDK whose types the plugin uses, each with the version

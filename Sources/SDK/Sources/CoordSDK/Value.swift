@@ -3,7 +3,14 @@
 /// Kept deliberately small so that every value can be typed at a prompt, put in a route URL,
 /// completed, and printed as JSON without plugin code.
 public enum ValueType: String, Sendable, CaseIterable, Codable {
-    case int, string, bool, route
+    /// An integer (`Int`).
+    case int
+    /// Text (`String`; quote it at the prompt when it has spaces).
+    case string
+    /// `true`/`false` (also yes/no, 1/0, on/off at the prompt).
+    case bool
+    /// A page: `feature/page key=value …` (`RouteRequest`).
+    case route
 
     /// Parses the text a user typed into a value of this type, or nil when it does not fit.
     public func parse(_ text: String) -> Value? {
@@ -23,8 +30,11 @@ public enum ValueType: String, Sendable, CaseIterable, Codable {
 
 /// A typed value carried by a route parameter or a message argument.
 public enum Value: Hashable, Sendable, CustomStringConvertible {
+    /// An integer.
     case int(Int)
+    /// Text.
     case string(String)
+    /// A flag.
     case bool(Bool)
     /// A page to show, used by `globalDisplay(page:)`.
     case route(RouteRequest)

@@ -2,16 +2,21 @@ import CoordSDK
 
 /// An amount of money in minor units (cents), so that sums never round.
 public struct Money: Sendable, Equatable, Comparable, CustomStringConvertible, Codable {
+    /// The amount in the currency's minor unit: 1250 is 12.50.
     public var minor: Int
+    /// The ISO 4217 code (`EUR`).
     public var currency: String
 
+    /// `Money(minor: 1250, currency: "EUR")` is 12.50 EUR.
     public init(minor: Int, currency: String) {
         self.minor = minor
         self.currency = currency
     }
 
+    /// Nothing, in `currency`: the start of a sum.
     public static func zero(_ currency: String) -> Money { Money(minor: 0, currency: currency) }
 
+    /// Compares the amounts (of one currency: the shop has one).
     public static func < (a: Money, b: Money) -> Bool { a.minor < b.minor }
 
     /// `12.50 EUR`.
@@ -24,12 +29,18 @@ public struct Money: Sendable, Equatable, Comparable, CustomStringConvertible, C
 
 /// One product of the catalog.
 public struct Product: Sendable, Equatable, Codable {
+    /// Its number: `content show ID`, `cart add ID`, a message's `productID`.
     public let id: Int
+    /// What the catalog calls it.
     public let name: String
+    /// Its category (`shoes`), as `content list --category` takes it.
     public let category: String
+    /// Its unit price.
     public let price: Money
+    /// One line describing it.
     public let summary: String
 
+    /// A product as the catalog holds it.
     public init(id: Int, name: String, category: String, price: Money, summary: String) {
         self.id = id
         self.name = name
@@ -43,10 +54,15 @@ public struct Product: Sendable, Equatable, Codable {
 /// of a login (which resumes it anywhere: the feature that logs people in keeps it, and gives
 /// it to the host alone through `Services.sceneLogins`).
 public struct UserAccount: Sendable, Equatable {
+    /// The account's row id: what a feature keys its rows of this person by (an `Int64`;
+    /// bind it as it is, `db.execute(…, user.id)`).
     public let id: Int64
+    /// The address the person logs in with.
     public let email: String
+    /// Whether the confirmation code sent at sign-up was used (only confirmed accounts log in).
     public let confirmed: Bool
 
+    /// An account as the Account feature reads it.
     public init(id: Int64, email: String, confirmed: Bool) {
         self.id = id
         self.email = email
@@ -56,12 +72,18 @@ public struct UserAccount: Sendable, Equatable {
 
 /// A message delivered to the local outbox (there is no mail server).
 public struct OutboxMessage: Sendable, Equatable {
+    /// Its number in the outbox.
     public let id: Int64
+    /// The address it was sent to.
     public let to: String
+    /// Its subject line.
     public let subject: String
+    /// Its text (a confirmation code, say).
     public let body: String
+    /// When, as `YYYY-MM-DD HH:MM:SS` UTC.
     public let sentAt: String
 
+    /// A message as the outbox holds it.
     public init(id: Int64, to: String, subject: String, body: String, sentAt: String) {
         self.id = id
         self.to = to
@@ -76,6 +98,7 @@ public enum CartOwner: Sendable, Equatable, CustomStringConvertible {
     /// A guest cart under its key: `guest` for the one a database's terminal shells share,
     /// `guest:…` for one client's scene of `coordsh serve`.
     case guest(String)
+    /// A logged-in person's cart, by `UserAccount.id`: the same in every scene they log in to.
     case user(Int64)
 
     /// The guest cart every logged-out terminal shell on one database fills (and finds again
@@ -90,6 +113,7 @@ public enum CartOwner: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// True for a guest's cart (merged into the user's at login).
     public var isGuest: Bool {
         if case .guest = self { true } else { false }
     }
@@ -97,27 +121,36 @@ public enum CartOwner: Sendable, Equatable, CustomStringConvertible {
 
 /// One line of a cart, priced from the catalog.
 public struct CartLine: Sendable, Equatable {
+    /// The product, as the catalog prices it now.
     public let product: Product
+    /// How many (1 to the cart's limit).
     public let quantity: Int
 
+    /// A line of `quantity` of `product`.
     public init(product: Product, quantity: Int) {
         self.product = product
         self.quantity = quantity
     }
 
+    /// Price times quantity.
     public var total: Money { Money(minor: product.price.minor * quantity, currency: product.price.currency) }
 }
 
 /// A cart with its prices worked out: what `cart show` and checkout display and what payment
 /// charges.
 public struct CartSummary: Sendable, Equatable {
+    /// Whose cart.
     public let owner: CartOwner
+    /// Its lines, in the order they were first added.
     public let lines: [CartLine]
-    /// The promo code applied, if any, and what it takes off.
+    /// The promo code applied, if any.
     public let offerCode: String?
+    /// What the promo code takes off (zero without one).
     public let discount: Money
+    /// The currency every amount of it is in.
     public let currency: String
 
+    /// A priced cart, as the Cart feature works it out.
     public init(owner: CartOwner, lines: [CartLine], offerCode: String?, discount: Money, currency: String) {
         self.owner = owner
         self.lines = lines
@@ -126,20 +159,27 @@ public struct CartSummary: Sendable, Equatable {
         self.currency = currency
     }
 
+    /// True when there is nothing to check out.
     public var isEmpty: Bool { lines.isEmpty }
+    /// How many items, counting quantities (`Cart (4 items)`).
     public var itemCount: Int { lines.reduce(0) { $0 + $1.quantity } }
+    /// The lines' totals added up, before the discount.
     public var subtotal: Money { Money(minor: lines.reduce(0) { $0 + $1.total.minor }, currency: currency) }
+    /// What is charged: the subtotal less the discount, never below zero.
     public var total: Money { Money(minor: max(0, subtotal.minor - discount.minor), currency: currency) }
 }
 
 /// A checkout in progress: the idempotency key that the payment of this cart is recorded
 /// under, so a retried or repeated payment can never charge twice.
 public struct Checkout: Sendable, Equatable {
+    /// The idempotency key (`payment pay` charges it at most once).
     public let key: String
+    /// The person checking out, by `UserAccount.id`.
     public let userID: Int64
     /// The order that paid this checkout, once it is paid.
     public let orderID: Int64?
 
+    /// A checkout as the Cart feature records it.
     public init(key: String, userID: Int64, orderID: Int64?) {
         self.key = key
         self.userID = userID
@@ -149,12 +189,18 @@ public struct Checkout: Sendable, Equatable {
 
 /// A paid order as the receipt shows it.
 public struct Receipt: Sendable, Equatable {
+    /// One line of a paid order: the product as it was sold (its name and price then).
     public struct Line: Sendable, Equatable {
+        /// The product's number.
         public let productID: Int
+        /// Its name when it was sold.
         public let name: String
+        /// Its price when it was sold.
         public let unitPrice: Money
+        /// How many.
         public let quantity: Int
 
+        /// A line as the order recorded it.
         public init(productID: Int, name: String, unitPrice: Money, quantity: Int) {
             self.productID = productID
             self.name = name
@@ -163,16 +209,26 @@ public struct Receipt: Sendable, Equatable {
         }
     }
 
+    /// The order's number (`payment receipt ORDER`).
     public let orderID: Int64
+    /// Who paid.
     public let email: String
+    /// What was bought.
     public let lines: [Line]
+    /// Before the discount.
     public let subtotal: Money
+    /// What the promo code took off.
     public let discount: Money
+    /// What was charged.
     public let total: Money
+    /// The promo code used, if any.
     public let offerCode: String?
+    /// The card as shown: its brand and last four digits, never the number.
     public let card: String
+    /// When, as `YYYY-MM-DD HH:MM:SS` UTC.
     public let paidAt: String
 
+    /// A receipt as the Payment feature reads it.
     public init(
         orderID: Int64, email: String, lines: [Line], subtotal: Money, discount: Money, total: Money,
         offerCode: String?, card: String, paidAt: String

@@ -3,6 +3,7 @@ import CoordSDK
 /// The catalog, provided by the Content feature.
 @MainActor
 public protocol ContentManaging: AnyObject {
+    /// The product numbered `id`, or nil when the catalog has none.
     func product(id: Int) throws -> Product?
     /// The same, inside a transaction another feature is running (payment's).
     func product(id: Int, in db: any SQLDatabase) throws -> Product?
@@ -24,9 +25,11 @@ public protocol ContentManaging: AnyObject {
 public protocol AccountManaging: AnyObject {
     /// Creates an unconfirmed account and sends its confirmation code to the outbox.
     func create(email: String, password: String) throws -> UserAccount
+    /// Confirms the account the code was sent for; a wrong or used code is a one-line error.
     func confirm(code: String) throws -> UserAccount
     /// Checks the password and returns the account; it logs nobody in by itself.
     func logIn(email: String, password: String) throws -> UserAccount
+    /// Every message sent, newest last (where confirmation codes arrive).
     func outbox() throws -> [OutboxMessage]
     /// A login session for `user`: a new random token that stays valid until it expires or
     /// `closeSession` revokes it. The password is never kept; the token is the caller's to
@@ -62,7 +65,9 @@ public protocol PaymentManaging: AnyObject {
     /// Charges the user's open checkout to `cardNumber`; creates the order and its payment in
     /// one transaction. Returns the new order's id.
     func pay(cardNumber: String, user: UserAccount) throws -> Int64
+    /// The receipt of one of `user`'s orders; another person's order is not found.
     func receipt(orderID: Int64, user: UserAccount) throws -> Receipt
+    /// `user`'s orders, oldest first.
     func orders(user: UserAccount) throws -> [(orderID: Int64, total: Money, paidAt: String)]
 }
 
@@ -71,11 +76,16 @@ public protocol PaymentManaging: AnyObject {
 /// Plugins find each other's services only through these; the host knows none of them (a
 /// scene's guest cart is keyed by the SDK's `Services.visitor`).
 extension Services {
+    /// The catalog (Content): products by id, category or search.
     public static let content = ServiceKey<any ContentManaging>("content")
+    /// Accounts (Account), guarded: a feature must declare `.service("accounts")` and be
+    /// granted it to find it.
     public static let accounts = ServiceKey<any AccountManaging>("accounts")
     /// Scene-level: filled by the Account feature in the scene where someone logged in, and
     /// only while they are.
     public static let user = ServiceKey<UserAccount>("user")
+    /// Carts (Cart): a cart priced, and the checkout part payment uses.
     public static let carts = ServiceKey<any CartManaging>("carts")
+    /// Payments and orders (Payment), guarded like `accounts`.
     public static let payments = ServiceKey<any PaymentManaging>("payments")
 }
