@@ -13,7 +13,10 @@ final class WishlistCoordinator: Coordinator {
             let (store, userID) = try whose()
             switch message {
             case .add(let productID):
-                try store.add(try productID ?? productShown(by: original), for: userID)
+                guard let id = productID ?? original.sentFromPage("content", "product")?.int("id") else {
+                    throw CoordError.failed("wishlist add: give a product id, or open a product page first")
+                }
+                try store.add(id, for: userID)
             case .remove(let productID):
                 guard try store.remove(productID, for: userID) else {
                     throw CoordError.failed("wishlist remove: product \(productID) is not on your wishlist")
@@ -39,30 +42,21 @@ final class WishlistCoordinator: Coordinator {
         return "log in to use your wishlist ('account login EMAIL')"
     }
 
+    override func makeView(for page: any Page) throws -> PageView { WishlistView(page: page) }
+}
+
+extension Responder {
     /// The store and the logged-in person (a need of every verb, so there when a handler runs).
     func whose() throws -> (WishlistStore, Int64) {
-        guard let user = dependencies?[Services.user] else { throw CoordError.failed("wishlist: nobody is logged in") }
-        return (try require(Services.wishlist, for: "wishlist"), user.id)
+        (try require(Services.wishlist, for: "wishlist"), try require(Services.user, for: "wishlist").id)
     }
-
-    /// `wishlist add` without an id on a product page keeps the product shown there.
-    private func productShown(by message: Message) throws -> Int {
-        if let view = message.sender as? PageView, view.page.route.feature == "content",
-            view.page.name == "product", let id = view.page.arguments.int("id") {
-            return id
-        }
-        throw CoordError.failed("wishlist add: give a product id, or open a product page first")
-    }
-
-    override func makeView(for page: any Page) throws -> PageView { WishlistView(page: page) }
 }
 
 /// The list, read from the store each time it is shown.
 final class WishlistView: PageView {
     override func render() -> Rendering {
         do {
-            guard let coordinator = coordinator as? WishlistCoordinator else { return Rendering(title: "Wishlist", lines: []) }
-            let (store, userID) = try coordinator.whose()
+            let (store, userID) = try whose()
             let lines = try store.items(for: userID).map { item in
                 "#\(item.productID)  " + (item.name.map { "\($0) — \(item.price.map(String.init(describing:)) ?? "")" } ?? "(no longer in the catalog)")
             }

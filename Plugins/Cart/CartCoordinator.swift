@@ -112,10 +112,7 @@ final class CartCoordinator: Coordinator {
     /// `cart add` without an id on a product page adds the product shown there. The cart knows
     /// nothing of the Content plugin's types: it reads the sender's route.
     private func productShown(by message: Message) throws -> Int {
-        if let view = message.sender as? PageView, view.page.route.feature == "content",
-            view.page.name == "product", let id = view.page.arguments.int("id") {
-            return id
-        }
+        if let id = message.sentFromPage("content", "product")?.int("id") { return id }
         throw CoordError.failed("cart add: give a product id, or open a product page first")
     }
 

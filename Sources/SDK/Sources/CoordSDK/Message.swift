@@ -130,3 +130,19 @@ extension Message {
         return .malformedMessage(name.string, reason: reason, expected: "\(name.string) \(argument):\(type.rawValue)")
     }
 }
+
+extension Message {
+    /// The arguments of the page this message was sent from, when that page is
+    /// `feature/page`; nil when it was sent from anywhere else (or the page is gone: a
+    /// replayed message's sender may be). "The product on the page the person typed the
+    /// command at":
+    ///
+    ///     let id = productID ?? message.sentFromPage("content", "product")?.int("id")
+    ///
+    /// It reads the other feature's page by its route, so a plugin never imports another's types.
+    @MainActor
+    public func sentFromPage(_ feature: String, _ page: String) -> Arguments? {
+        guard let view = sender as? PageView, view.page.route.feature == feature, view.page.name == page else { return nil }
+        return view.page.arguments
+    }
+}
