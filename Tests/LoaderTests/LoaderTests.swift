@@ -112,7 +112,7 @@ final class LoaderTests {
             ("libX.so", .notELF, "not an ELF file"),
             ("libnoentry.so", .noEntry, "no entry symbol 'coordsh_plugin_entry'"),
             ("libbadmagic.so", .badMagic, "bad magic number — host expects 0x434F4F52, plugin has 0xDEADBEEF"),
-            ("libfutureabi.so", .abiMismatch, "plugin ABI version mismatch — host is 1, plugin is 99"),
+            ("libfutureabi.so", .abiMismatch, "plugin ABI version mismatch — host speaks 1 (Swift) and 2 (C), plugin is 99"),
             ("libentryerror.so", .entryFailed, "entry returned 3: database credentials missing"),
             ("libothersdk.so", .sdkMismatch, "SDK version mismatch — host has CoordSDK \(CoordSDKVersion.library), plugin was built against 0.0.1"),
             ("libothercompiler.so", .compilerMismatch, "Swift compiler mismatch — host was built with Swift \(CoordSDKVersion.compiler), plugin with 5.9"),

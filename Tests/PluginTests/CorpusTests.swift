@@ -42,7 +42,7 @@ struct CorpusTests {
             "libfatal.so": ("crashed", ["crashed with SIG", "in its entry point", "Fatal error: probe refuses to start"]),
             "libhang.so": ("hung", ["hung: no answer for 2 s in its entry point; killed"]),
             "libbadmagic.so": ("bad_magic", ["host expects 0x434F4F52, plugin has 0xDEADBEEF"]),
-            "libfutureabi.so": ("abi_version_mismatch", ["plugin ABI version mismatch — host is 1, plugin is 99"]),
+            "libfutureabi.so": ("abi_version_mismatch", ["plugin ABI version mismatch — host speaks 1 (Swift) and 2 (C), plugin is 99"]),
             "libothersdk.so": ("sdk_version_mismatch", ["plugin was built against 0.0.1; rebuild the plugin against this SDK"]),
             "libothercompiler.so": ("compiler_mismatch", ["plugin with 5.9; Swift has no stable ABI on Linux"]),
             "libdupname.so": ("duplicate", ["duplicate plugin name 'cart': already loaded from \(BuildProducts.plugin("Cart"))"]),

@@ -41,6 +41,17 @@ public enum FixtureBuilder {
         ])
     }
 
+    /// A plain C plugin (ABI version 2) from `source`, built with the system's C compiler
+    /// against the ABI header alone, as its author would.
+    public static func buildCPlugin(_ source: String, output: String, defines: [String] = []) throws {
+        try tool("cc", ["-shared", "-fPIC", "-Wall", "-Werror", "-o", output, "-I", abiInclude, source] + defines.map { "-D" + $0 })
+    }
+
+    /// One of `fixtures/c2_plugin.c`'s broken C plugins (see its KIND list).
+    public static func buildBrokenCPlugin(kind: Int, output: String) throws {
+        try buildCPlugin(sources + "/c2_plugin.c", output: output, defines: ["KIND=\(kind)"])
+    }
+
     /// The probe plugin (`probe`, two pages, one message), or one of its broken variants:
     /// DUPNAME, NEWVERSION, DUPROUTE, UNMET, FATAL_ENTRY, PAGE_CRASH, LEAK, UNHANDLED.
     public static func buildProbe(_ variant: String? = nil, output: String) throws {

@@ -73,7 +73,7 @@ extension ContractSuite {
         // registry's; the full app also holds every companion's prefix.
         _ = try bareApp()
         _ = try fullApp()
-        return "feature '\(only.name)', prefix '\(only.prefix)', \(only.pageType.cases.count) pages, \(only.messages.count) messages"
+        return "feature '\(only.name)', prefix '\(only.prefix)', \(only.pageCases.count) pages, \(only.messages.count) messages"
     }
 
     private func checkRoutes() throws -> String {
@@ -87,8 +87,8 @@ extension ContractSuite {
             } catch {
                 throw Failure("\(request): \(error.message)")
             }
-            guard page.name == pageCase.name, type(of: page).feature == feature.name else {
-                throw Failure("\(request) made a page that calls itself \(type(of: page).feature)/\(page.name)")
+            guard page.name == pageCase.name, page.pageFeature == feature.name else {
+                throw Failure("\(request) made a page that calls itself \(page.pageFeature)/\(page.name)")
             }
             let text = page.route.description
             let again: any Page

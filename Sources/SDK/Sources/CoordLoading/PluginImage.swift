@@ -55,18 +55,24 @@ public final class PluginImage {
     }
 
     public func checkABIVersion() throws(PluginRefusal) {
-        guard descriptor.abi_version == PluginABI.version else {
-            throw refuse(.abiMismatch, "plugin ABI version mismatch — host is \(PluginABI.version), plugin is \(descriptor.abi_version)")
+        guard descriptor.abi_version == PluginABI.version || descriptor.abi_version == PluginABI.versionC else {
+            throw refuse(.abiMismatch, "plugin ABI version mismatch — host speaks \(PluginABI.version) (Swift) and \(PluginABI.versionC) (C), plugin is \(descriptor.abi_version)")
         }
     }
 
+    /// A plain C plugin (ABI version 2): no Swift type of it crosses, so neither the SDK's
+    /// version nor the compiler's is compared.
+    public var isC: Bool { descriptor.abi_version == PluginABI.versionC }
+
     public func checkSDKVersion() throws(PluginRefusal) {
+        guard !isC else { return }
         guard sdkVersion == CoordSDKVersion.library else {
             throw refuse(.sdkMismatch, "SDK version mismatch — host has CoordSDK \(CoordSDKVersion.library), plugin was built against \(sdkVersion); rebuild the plugin against this SDK")
         }
     }
 
     public func checkCompiler() throws(PluginRefusal) {
+        guard !isC else { return }
         guard compilerVersion == CoordSDKVersion.compiler else {
             throw refuse(.compilerMismatch, "Swift compiler mismatch — host was built with Swift \(CoordSDKVersion.compiler), plugin with \(compilerVersion); Swift has no stable ABI on Linux, so rebuild the plugin with the host's compiler")
         }
@@ -85,6 +91,16 @@ public final class PluginImage {
     /// and the host share one `libCoordSDK.so`.
     public func plugin() throws(PluginRefusal) -> CoordPlugin {
         if let object { return object }
+        if isC {
+            guard let feature = descriptor.feature else { throw refuse(.badDescriptor, "an ABI 2 (C) descriptor with no feature") }
+            do {
+                let made = CPlugin(CFeature(try CFeatureDescription(feature)))
+                object = made
+                return made
+            } catch {
+                throw refuse(.badDescriptor, error.reason)
+            }
+        }
         guard let opaque = descriptor.plugin else {
             throw refuse(.badDescriptor, "descriptor has no plugin object")
         }

@@ -68,6 +68,10 @@ public struct FeatureDefinition: Sendable {
     public let summary: String
     /// The feature's `Page` enum: its routes, their parameters and how each is built.
     public let pageType: any Page.Type
+    /// The pages of a feature described at run time (a C plugin's), in place of `pageType`'s.
+    @_spi(Host) public let describedPages: [PageCase]?
+    /// Its pages: the enum's cases, or those described at run time.
+    @_spi(Host) public var pageCases: [PageCase] { describedPages ?? pageType.cases }
     /// Every message the feature handles, declared so that the shell can parse, complete and
     /// explain them without loading the plugin (`@Messages` writes this list).
     public let messages: [MessageSpec]
@@ -102,6 +106,26 @@ public struct FeatureDefinition: Sendable {
         self.prefix = prefix
         self.summary = summary
         self.pageType = pages
+        self.describedPages = nil
+        self.messages = messages
+        self.needs = needs
+        self.provides = provides
+        self.makeCoordinator = coordinator
+    }
+
+    /// A feature described at run time rather than by Swift types (a C plugin's): its pages
+    /// are `describedPages`, whose values are `DescribedPage`s.
+    @_spi(Host) public init(
+        name: String, prefix: String, summary: String, describedPages: [PageCase], messages: [MessageSpec], needs: [DependencyKey],
+        provides: [ServiceProvision], uses: [Capability], coordinator: @escaping @MainActor @Sendable () -> Coordinator
+    ) {
+        self.completions = nil
+        self.uses = uses
+        self.name = name
+        self.prefix = prefix
+        self.summary = summary
+        self.pageType = DescribedPage.self
+        self.describedPages = describedPages
         self.messages = messages
         self.needs = needs
         self.provides = provides
@@ -110,6 +134,22 @@ public struct FeatureDefinition: Sendable {
 
     /// The message name of a verb of this feature: `cartAdd` for `add`.
     public func messageName(_ verb: String) -> MessageName { MessageName(prefix: prefix, verb: verb) }
+}
+
+/// A page of a feature described at run time (a C plugin's): its feature, route name and
+/// arguments are values, where a Page enum has them as types.
+@_spi(Host) public struct DescribedPage: Page {
+    public static let feature = ""
+    public static let cases: [PageCase] = []
+    public let pageFeature: String
+    public let name: String
+    public let arguments: Arguments
+
+    public init(feature: String, name: String, arguments: Arguments) {
+        self.pageFeature = feature
+        self.name = name
+        self.arguments = arguments
+    }
 }
 
 /// A registered feature: the definition plus where it came from and its routing slot.
@@ -211,7 +251,7 @@ public struct FeatureDefinition: Sendable {
     }
 
     public var name: String { definition.name }
-    public var pageCases: [PageCase] { manifestPages ?? definition.pageType.cases }
+    public var pageCases: [PageCase] { manifestPages ?? definition.pageCases }
 
     /// The keys of the services it provides (from the manifest while only registered).
     public private(set) var providedKeys: [DependencyKey]
@@ -236,7 +276,11 @@ public struct FeatureDefinition: Sendable {
                 request.arguments.map { ($0.name, $0.text) }, against: pageCase.parameters, context: "\(request.feature)/\(pageCase.name)")
             try load()
         }
-        return try definition.pageType.make(from: request)
+        guard let described = definition.describedPages else { return try definition.pageType.make(from: request) }
+        guard let pageCase = described.first(where: { $0.name == request.page }) else {
+            throw .unknownPage(feature: request.feature, page: request.page, suggestion: Suggest.closest(to: request.page, in: described.map(\.name)))
+        }
+        return try pageCase.make(request)
     }
 }
 

@@ -56,7 +56,7 @@
         name = definition.name
         prefix = definition.prefix
         summary = definition.summary
-        pages = definition.pageType.cases.map {
+        pages = definition.pageCases.map {
             PageEntry(name: $0.name, summary: $0.summary, parameters: $0.parameters)
         }
         messages = definition.messages

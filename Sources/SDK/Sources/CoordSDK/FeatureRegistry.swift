@@ -92,8 +92,8 @@
 
     private func validate(_ definition: FeatureDefinition, staged: [Feature], replacing: Feature? = nil) throws(CoordError) {
         try validate(
-            name: definition.name, prefix: definition.prefix, pageFeature: definition.pageType.feature,
-            pages: definition.pageType.cases.map(\.name), verbs: definition.messages.map(\.verb), staged: staged, replacing: replacing)
+            name: definition.name, prefix: definition.prefix, pageFeature: definition.describedPages == nil ? definition.pageType.feature : definition.name,
+            pages: definition.pageCases.map(\.name), verbs: definition.messages.map(\.verb), staged: staged, replacing: replacing)
     }
 
     /// Checks a feature about to be registered against the registered ones (but `replacing`)

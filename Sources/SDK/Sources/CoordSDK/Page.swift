@@ -13,13 +13,20 @@ public protocol Page: Sendable {
     var name: String { get }
     /// The associated values as named, typed arguments (`id=7`).
     var arguments: Arguments { get }
+    /// The feature this value belongs to: `Self.feature`, which is what a Page enum has
+    /// (given for you). A page of a feature described at run time (a C plugin's) says it
+    /// per value.
+    var pageFeature: String { get }
 }
 
 extension Page {
+    /// `Self.feature`: every case of an enum belongs to the one feature.
+    public var pageFeature: String { Self.feature }
+
     /// `content/product id=7`.
     public var route: RouteRequest {
         RouteRequest(
-            feature: Self.feature, page: name,
+            feature: pageFeature, page: name,
             arguments: arguments.values.map { RouteRequest.Pair($0.name, $0.value.description) })
     }
 

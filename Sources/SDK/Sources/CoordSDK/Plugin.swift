@@ -96,6 +96,8 @@ public enum CoordSDKVersion {
 @_spi(Host) public enum PluginABI {
     public static let magic: UInt32 = 0x434F_4F52
     public static let version: UInt32 = 1
+    /// A plain C plugin's descriptor (`COORDSH_PLUGIN_ABI_VERSION_C`).
+    public static let versionC: UInt32 = 2
     public static let entrySymbol = "coordsh_plugin_entry"
 }
 

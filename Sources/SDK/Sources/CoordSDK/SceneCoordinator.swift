@@ -107,8 +107,8 @@ public final class SceneCoordinator: Coordinator {
     /// Shows `page` in its feature's coordinator, starting that coordinator if needed.
     @discardableResult
     public func display(_ page: any Page) throws -> PageView {
-        guard let feature = registry.feature(named: type(of: page).feature) else {
-            throw CoordError.unknownFeature(type(of: page).feature, suggestion: nil)
+        guard let feature = registry.feature(named: page.pageFeature) else {
+            throw CoordError.unknownFeature(page.pageFeature, suggestion: nil)
         }
         try feature.load()
         return try coordinator(for: feature).show(page)

@@ -47,3 +47,19 @@ extension Services {
     /// read by the host only.
     public static let sceneLogins = ServiceKey<any SceneLogins>("sceneLogins")
 }
+
+/// Who is logged in, as any feature may name them — a name, not a handle on the account: the
+/// value a login feature puts in its scene's `user` slot conforms (the shop's `UserAccount`
+/// does), so that a feature which knows no login feature's types (a C plugin's, through
+/// `login` in its host table) can say whose data it keeps.
+public protocol LoginIdentity: Sendable {
+    /// A stable name for the person (the shop's: their email address).
+    var loginName: String { get }
+}
+
+extension Services {
+    /// The scene's `user` slot read as a `LoginIdentity`: the same slot as the login
+    /// feature's own typed key (the shop's `Services.user`), seen through the protocol its
+    /// value conforms to; nil while nobody is logged in.
+    public static let loginIdentity = ServiceKey<any LoginIdentity>("user")
+}

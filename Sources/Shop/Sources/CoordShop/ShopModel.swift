@@ -244,3 +244,8 @@ public struct Receipt: Sendable, Equatable {
         self.paidAt = paidAt
     }
 }
+
+extension UserAccount: LoginIdentity {
+    /// The email address: what the person logs in with, stable for the account.
+    public var loginName: String { email }
+}

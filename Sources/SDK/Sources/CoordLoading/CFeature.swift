@@ -1,0 +1,127 @@
+import CCoordABI
+@_spi(Host) import CoordSDK
+
+/// A C plugin's feature in the app: the host makes for it what a Swift plugin writes itself —
+/// the plugin object, the feature definition, a coordinator whose handlers call the plugin's
+/// C functions through libffi, and page views whose rendering calls its render functions.
+/// From there on, it is a feature like any other: routed, checked at its door, queued while
+/// a need is missing, listed, completed, traced, cached for lazy loading.
+@MainActor
+final class CFeature {
+    let description: CFeatureDescription
+    var name: String { description.name }
+    var prefix: String { description.prefix }
+    /// The feature's tables: its migrations (`c1`, `c2`, … in order) run once the data arrives.
+    private let store: FeatureStore
+
+    init(_ description: CFeatureDescription) {
+        self.description = description
+        store = FeatureStore(
+            feature: description.name,
+            migrations: description.migrations.enumerated().map { Migration("c\($0.offset + 1)", sql: [$0.element]) })
+    }
+
+    /// The feature's data handle (its own tables and what it was granted), migrated.
+    func data(_ dependencies: AppDependency?) throws -> any DataManaging {
+        if let dependencies { store.attach(dependencies) }
+        return try store.data()
+    }
+
+    var definition: FeatureDefinition {
+        let feature = self
+        let pages = description.pages.map { page in
+            PageCase(page.name, page.params.map(\.parameter), summary: page.summary) { [name] arguments in
+                DescribedPage(feature: name, name: page.name, arguments: arguments)
+            }
+        }
+        let messages = description.messages.map { MessageSpec($0.verb, $0.params.map(\.parameter), summary: $0.summary) }
+        return FeatureDefinition(
+            name: name, prefix: prefix, summary: description.summary, describedPages: pages, messages: messages,
+            needs: [], provides: [], uses: description.uses, coordinator: { CCoordinator(feature) })
+    }
+
+    /// Calls `function(ctx, values…)` for `level`; the error the plugin set (or one that says
+    /// it set none) when it returns non-zero.
+    func call(
+        _ slots: [CCallInterface.Slot], _ function: coordsh_handler_fn, values: [Value?], context: CCallContext, what: String
+    ) throws -> Int32 {
+        guard let interface = CCallInterface.interface(for: slots) else {
+            throw CoordError.failed("\(prefix) \(what): libffi could not prepare its signature")
+        }
+        let status = context.with { ctx in interface.call(function, context: ctx, values: values) }
+        for note in context.notes { context.level.report(.note(note)) }
+        if status != 0 || context.error != nil {
+            throw CoordError.failed(context.error ?? "\(prefix) \(what): the plugin returned \(status) without saying why")
+        }
+        return status
+    }
+}
+
+/// The plugin object the host makes for a C plugin: it registers the described feature.
+final class CPlugin: CoordPlugin {
+    private let feature: CFeature
+
+    init(_ feature: CFeature) { self.feature = feature }
+
+    @MainActor func register(with registrar: any PluginRegistrar) throws {
+        try registrar.register(feature.definition)
+    }
+}
+
+/// A C feature's coordinator: each declared message is handled by calling its C handler with
+/// the message's typed arguments; a handler that showed no page shows the feature's first.
+final class CCoordinator: Coordinator {
+    private let feature: CFeature
+
+    init(_ feature: CFeature) {
+        self.feature = feature
+        super.init(identifier: feature.name)
+        for message in feature.description.messages {
+            let slots = message.params.map { CCallInterface.Slot(kind: $0.kind, optional: $0.optional) }
+            let waiting: WaitingHandler? = message.waiting.map { line -> WaitingHandler in { _, _ in line } }
+            handle(
+                MessageName(prefix: feature.prefix, verb: message.verb), needs: message.needs.map(DependencyKey.init),
+                whileWaiting: waiting
+            ) { [unowned self] received in
+                let shown = scene?.displayCount
+                let context = CCallContext(feature: feature, level: self, arguments: received.arguments)
+                let values = message.params.map { received.arguments[$0.name] }
+                _ = try feature.call(slots, message.handler, values: values, context: context, what: message.verb)
+                if scene?.displayCount == shown, let first = feature.description.pages.first {
+                    try show(DescribedPage(feature: feature.name, name: first.name, arguments: Arguments()))
+                }
+                return .handled
+            }
+        }
+    }
+
+    override func makeView(for page: any Page) throws -> PageView {
+        guard let described = feature.description.pages.first(where: { $0.name == page.name }) else { return try super.makeView(for: page) }
+        return CPageView(page: page, feature: feature, render: described.render)
+    }
+}
+
+/// A C feature's page: rendered by its render function, which reads the page's arguments and
+/// writes a title and lines through the host table.
+final class CPageView: PageView {
+    private let feature: CFeature
+    private let renderFunction: coordsh_render_fn
+
+    init(page: any Page, feature: CFeature, render: coordsh_render_fn) {
+        self.feature = feature
+        self.renderFunction = render
+        super.init(page: page)
+    }
+
+    override func render() -> Rendering {
+        let context = CCallContext(feature: feature, level: self, arguments: page.arguments)
+        let function = unsafeBitCast(renderFunction, to: coordsh_handler_fn.self)
+        do {
+            _ = try feature.call([], function, values: [], context: context, what: "page \(page.name)")
+        } catch {
+            return Rendering(title: context.title ?? page.name, lines: ["(\(error))"])
+        }
+        let lines = context.cut ? context.lines + ["(more than \(CCallContext.maxLines) lines: the rest was cut)"] : context.lines
+        return Rendering(title: context.title ?? page.name, lines: lines)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Plugins in plain C (ABI version 2): the examples built with the system's `cc` against the
+/// header alone, checked by `plugin check` and driven through coordsh; and C plugins that get
+/// something wrong, each refused or reported in one line while the host lives.
+@Suite("plugins in C (ABI 2)")
+struct CPluginTests {
+    static var examples: String { BuildProducts.packageRoot + "/Examples/C" }
+
+    @Test("the C examples build with cc, pass plugin check, and run through coordsh: hello's handler gets its string, notes keeps a table per person and waits for a login")
+    func examplesRun() throws {
+        let folder = try makeTemporaryDirectory("cplugins")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["hello", "notes"] {
+            try FixtureBuilder.buildCPlugin(Self.examples + "/\(name).c", output: folder + "/lib\(name).so")
+            let check = try run(BuildProducts.coordsh, ["plugin", "check", folder + "/lib\(name).so"], environment: ["HOME": folder, "NO_COLOR": "1"])
+            #expect(check.status == 0 && check.stdout.hasSuffix("17 passed, 0 failed\n"), "\(name): \(check.stdout)\(check.stderr)")
+        }
+        let lines = try String(contentsOfFile: Self.examples + "/hello.c", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count <= 15, "the hello plugin is \(lines.count) lines")
+
+        let hello = try run(
+            BuildProducts.coordsh, ["--plugin-dir", folder, "-c", "hello say 'dear world'", "-c", "help hello"],
+            environment: ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "NO_COLOR": "1"])
+        #expect(hello.status == 0, "\(hello.stderr)")
+        #expect(hello.stdout.hasPrefix("── Hello ──\nhello say NAME — be greeted\nnote: dear world\n"), "\(hello.stdout)")
+        #expect(hello.stdout.contains("hello say NAME                     greet someone"), "\(hello.stdout)")
+
+        var transcript = try Transcript(path: Self.examples + "/notes.t")
+        transcript.arguments += ["--plugin-dir", folder]
+        let (steps, status) = try transcript.run()
+        if ProcessInfo.processInfo.environment["COORDSH_UPDATE_TRANSCRIPTS"] == "1" {
+            try transcript.rendered(steps: steps, status: status).write(toFile: transcript.path, atomically: true, encoding: .utf8)
+            return
+        }
+        let output = Transcript.text(steps)
+        #expect(output == transcript.expectedText, "notes.t: output differs:\n\(output.joined(separator: "\n"))")
+        #expect(status == transcript.status, "notes.t: exit status")
+    }
+
+    @Test("a C plugin that gets its descriptor or a call wrong is refused or reported in one line, and the host lives", arguments: [
+        (1, "refused plugin", "message 'say': parameter 'text' has type 9, which this host does not know (1 int, 2 bool, 3 string, 4 route)"),
+        (2, "refused plugin", "message 'say' has no handler function"),
+        (3, "refused plugin", "the feature's summary is not UTF-8 text (or longer than 4096 bytes)"),
+        (8, "refused plugin", "pages: count -1 is out of bounds (0 to 256)"),
+        (4, "error", "bad say: the plugin returned 3 without saying why"),
+        (5, "error", "bad: set_error's message: NULL where text was expected"),
+        (7, "error", "bad: note's line is not UTF-8 text (or longer than 4096 bytes)"),
+        (9, "error", "cartAdd: parameter 'productID' must be an int, got 'seven'"),
+    ])
+    func brokenPlugins(kind: Int, what: String, line: String) throws {
+        let folder = try makeTemporaryDirectory("cbad\(kind)")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
+        try FixtureBuilder.buildBrokenCPlugin(kind: kind, output: folder + "/plugins/libbad.so")
+        let result = try run(
+            BuildProducts.coordsh, ["--plugin-dir", folder + "/plugins", "-c", "bad say hi", "-c", "echo unreachable"],
+            environment: ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "NO_COLOR": "1"])
+        let said = result.stderr.split(separator: "\n").map(String.init)
+        if what == "refused plugin" {
+            #expect(said.contains("coordsh: refused plugin \(folder)/plugins/libbad.so: \(line)"), "\(result.stderr)")
+            #expect(said.contains("coordsh: error: unknown command 'bad'; 'help' lists the commands"), "\(result.stderr)")
+            // The shell runs on without it: its command is unknown (a usage error, status 2).
+            #expect(result.status == 2, "\(result.status): \(result.stderr)")
+        } else {
+            #expect(said == ["coordsh: error: \(line)"], "\(result.stderr)")
+            // A one-line failure of the command, not a crash: batch mode stops with status 1.
+            #expect(result.status == 1, "\(result.status): \(result.stderr)")
+        }
+    }
+
+    @Test("a C page that writes more than the host keeps is cut, and says so")
+    func longPageIsCut() throws {
+        let folder = try makeTemporaryDirectory("cbadlong")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FixtureBuilder.buildBrokenCPlugin(kind: 6, output: folder + "/libbad.so")
+        let result = try run(BuildProducts.coordsh, ["--plugin-dir", folder, "-c", "open bad/home"], environment: ["HOME": folder, "NO_COLOR": "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2002 && lines.first == "── Bad ──" && lines.last == "(more than 2000 lines: the rest was cut)", "\(lines.count) lines")
+    }
+}
