@@ -81,4 +81,26 @@ struct CPluginTests {
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 2002 && lines.first == "── Bad ──" && lines.last == "(more than 2000 lines: the rest was cut)", "\(lines.count) lines")
     }
+
+    @Test("a C plugin is registered from the cache at the next start and loaded on first use; a SIGSEGV in its handler under --supervised costs one command and names the plugin and the line")
+    func lazyAndSupervised() throws {
+        let folder = try makeTemporaryDirectory("clazy")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
+        try FixtureBuilder.buildCPlugin(Self.examples + "/hello.c", output: folder + "/plugins/libhello.so")
+        let environment = ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "XDG_CACHE_HOME": folder + "/cache", "NO_COLOR": "1"]
+        for round in 1...2 {
+            let result = try run(BuildProducts.coordsh, ["--plugin-dir", folder + "/plugins", "-c", "plugins", "-c", "hello say again"], environment: environment)
+            #expect(result.status == 0 && result.stdout.contains("note: again"), "\(result.stdout)\(result.stderr)")
+            let listed = "hello 1.0.0  prefix hello  1 page  \(folder)/plugins/libhello.so" + (round == 2 ? "  registered, loaded on first use" : "")
+            #expect(result.stdout.contains(listed + "\n"), "round \(round): \(result.stdout)")
+        }
+
+        try FileManager.default.createDirectory(atPath: folder + "/crash", withIntermediateDirectories: true)
+        try FixtureBuilder.buildBrokenCPlugin(kind: 10, output: folder + "/crash/libbad.so")
+        let crash = try run(
+            BuildProducts.coordsh, ["--supervised", "--plugin-dir", folder + "/crash", "-c", "bad say hi"], environment: environment)
+        #expect(crash.status == 1)
+        #expect(crash.stderr.contains("coordsh: error: the app process crashed running 'bad say hi' in plugin bad: SIGSEGV (Segmentation fault); restarted"), "\(crash.stderr)")
+    }
 }
