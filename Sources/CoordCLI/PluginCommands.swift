@@ -60,7 +60,7 @@ struct CheckCommand: ParsableCommand {
 struct NewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new",
-        abstract: "Create a plugin package NAME: a coordinator, two pages, one message and a contract test.")
+        abstract: "Create a plugin package NAME: in Swift, a coordinator, two pages, one message and a contract test; in C or Rust, two pages and one message through the plain C interface.")
 
     @Argument(help: "The feature's name and message prefix (lower-case letters and digits).") var name: String
     @Option(name: .customLong("path"), help: ArgumentHelp("Create it in DIR (default: ./NAME).", valueName: "DIR"))
@@ -69,6 +69,8 @@ struct NewCommand: ParsableCommand {
     var sdk: String?
     @Flag(name: .customLong("shop"), help: "A plugin of the shop: it depends on CoordShop (Product, Money, Services.user …), the package beside the SDK, in the plugin and its test.")
     var shop = false
+    @Option(name: .customLong("lang"), help: ArgumentHelp("The plugin's language: swift (the SDK, the default), c or rust (the plain C interface, ABI 2).", valueName: "LANG"))
+    var language = "swift"
     @Flag(name: .customLong("no-prebuilt"), help: "Build the SDK's macro plugin from swift-syntax (minutes, once) instead of using the one this coordsh's build made.")
     var noPrebuilt = false
 
@@ -80,6 +82,17 @@ struct NewCommand: ParsableCommand {
         let sdkPath = sdk ?? PluginTemplate.defaultSDKPath
         do {
             let taken = MainActor.assumeIsolated { PluginTemplate.takenNames(configPath: configPath) }
+            guard ["swift", "c", "rust"].contains(language) else {
+                throw PluginTemplate.Failure(description: "--lang \(language): coordsh makes plugins in swift, c or rust")
+            }
+            if language != "swift" {
+                guard !shop else { throw PluginTemplate.Failure(description: "--shop is for Swift plugins (CoordShop is Swift types); a \(language) plugin reaches the shop through messages and its tables") }
+                let files = try PluginTemplate.createForeign(language: language, name: name, in: directory, sdkPath: sdkPath, taken: taken)
+                print("created \(language == "c" ? "C" : "Rust") plugin '\(name)' in \(directory), built against the SDK in \(sdkPath):")
+                for file in files { print("  \(file)") }
+                print("build it with: cd \(directory) && \(language == "c" ? "make" : "cargo build --offline")")
+                return
+            }
             let shopPath = shop ? PluginTemplate.shopPath(besideSDK: sdkPath) : nil
             let macroPlugin = noPrebuilt ? nil : PluginTemplate.prebuiltMacroPlugin
             let files = try PluginTemplate.create(name: name, in: directory, sdkPath: sdkPath, shopPath: shopPath, macroPlugin: macroPlugin, taken: taken)

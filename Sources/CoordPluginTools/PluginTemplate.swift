@@ -11,6 +11,7 @@ import Foundation
 public enum PluginTemplate {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// The SDK package this binary's plugins must be built against: the one installed beside
@@ -57,13 +58,7 @@ public enum PluginTemplate {
     public static func create(
         name: String, in directory: String, sdkPath: String, shopPath: String? = nil, macroPlugin: String? = nil, taken: [String: String] = [:]
     ) throws -> [String] {
-        guard let first = name.first, first.isASCII, first.isLowercase,
-              name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }), name != "global" else {
-            throw Failure(description: "plugin name '\(name)' must be lower-case letters and digits, starting with a letter (it is also the message prefix), and not 'global'")
-        }
-        if let file = taken[name] {
-            throw Failure(description: "plugin name '\(name)' is taken by the plugin in \(file), which this coordsh loads; a second '\(name)' would be refused beside it")
-        }
+        try checkName(name, taken: taken)
         guard FileManager.default.fileExists(atPath: sdkPath + "/Package.swift") else {
             throw Failure(description: "no coordsh SDK package at \(sdkPath); pass --sdk with the Sources/SDK folder of the coordsh checkout that built this binary")
         }
@@ -92,6 +87,48 @@ public enum PluginTemplate {
             try text.write(toFile: full, atomically: true, encoding: .utf8)
         }
         return files.map(\.0)
+    }
+
+    /// A plugin in another language than Swift, through the plain C interface (ABI 2): the
+    /// SDK's template for it (`Templates/c`, `Templates/rust` in the SDK package) with the
+    /// name put in, building against that SDK's header (or its Rust declarations,
+    /// `Rust/coordsh-sys`). Returns the files written.
+    public static func createForeign(language: String, name: String, in directory: String, sdkPath: String, taken: [String: String] = [:]) throws -> [String] {
+        try checkName(name, taken: taken)
+        let templates = sdkPath + "/Templates/" + language
+        guard FileManager.default.fileExists(atPath: templates) else {
+            throw Failure(description: "no \(language) template at \(templates); pass --sdk with the Sources/SDK folder of the coordsh checkout that built this binary")
+        }
+        if let existing = try? FileManager.default.contentsOfDirectory(atPath: directory), !existing.isEmpty {
+            throw Failure(description: "\(directory) already exists and is not empty")
+        }
+        let files: [(from: String, to: String)] = language == "c"
+            ? [("plugin.c", "\(name).c"), ("Makefile", "Makefile")]
+            : [("Cargo.toml", "Cargo.toml"), ("src/lib.rs", "src/lib.rs")]
+        let typeName = name.prefix(1).uppercased() + name.dropFirst()
+        for file in files {
+            let text = try String(contentsOfFile: templates + "/" + file.from, encoding: .utf8)
+                .replacingOccurrences(of: "__NAME__", with: name).replacingOccurrences(of: "__Name__", with: typeName)
+                .replacingOccurrences(of: "__SDK__", with: sdkPath)
+            let full = (directory as NSString).appendingPathComponent(file.to)
+            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: full, atomically: true, encoding: .utf8)
+        }
+        let ignore = language == "c" ? "lib\(name).so\n" : "target/\nCargo.lock\n"
+        try ignore.write(toFile: directory + "/.gitignore", atomically: true, encoding: .utf8)
+        return files.map(\.to) + [".gitignore"]
+    }
+
+    /// A name a new plugin may have: lower-case letters and digits, and none this coordsh
+    /// loads already (`taken` maps the names and prefixes of its plugins to their files).
+    static func checkName(_ name: String, taken: [String: String]) throws {
+        guard let first = name.first, first.isASCII, first.isLowercase,
+              name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }), name != "global" else {
+            throw Failure(description: "plugin name '\(name)' must be lower-case letters and digits, starting with a letter (it is also the message prefix), and not 'global'")
+        }
+        if let file = taken[name] {
+            throw Failure(description: "plugin name '\(name)' is taken by the plugin in \(file), which this coordsh loads; a second '\(name)' would be refused beside it")
+        }
     }
 
     /// The names and message prefixes of the plugins this coordsh loads (bundled and

@@ -44,4 +44,29 @@ struct TemplateTests {
         let fromSource = try String(contentsOfFile: home.path + "/s/Package.swift", encoding: .utf8)
         #expect(fromSource.contains(".product(name: \"CoordMacroBuild\", package: \"SDK\")") && !fromSource.contains("unsafeFlags"), "\(fromSource)")
     }
+
+    @Test("plugin new --lang c and --lang rust: a package that builds with make or cargo against this SDK as generated, passes plugin check and runs", .enabled(if: FixtureBuilder.cargo != nil, "cargo is not installed"))
+    func foreignLanguages() throws {
+        let home = try PluginHome("templatelang")
+        defer { home.remove() }
+        let c = try home.coordsh(["plugin", "new", "wave", "--lang", "c", "--path", home.path + "/wave"])
+        #expect(c.status == 0 && c.stdout.contains("build it with: cd \(home.path)/wave && make"), "\(c.stdout)\(c.stderr)")
+        let make = try run("/usr/bin/make", ["-s", "-C", home.path + "/wave"], environment: ProcessInfo.processInfo.environment, mergeOutput: true)
+        #expect(make.status == 0, "\(make.stdout)")
+        let rust = try home.coordsh(["plugin", "new", "tide", "--lang", "rust", "--path", home.path + "/tide"])
+        #expect(rust.status == 0, "\(rust.stdout)\(rust.stderr)")
+        let cargo = try FixtureBuilder.cargoBuild(manifest: home.path + "/tide/Cargo.toml", target: home.path + "/tide/target")
+        #expect(cargo.status == 0, "\(cargo.stdout)")
+        try FileManager.default.createDirectory(atPath: home.path + "/plugins", withIntermediateDirectories: true)
+        for (built, name) in [(home.path + "/wave/libwave.so", "libwave.so"), (home.path + "/tide/target/debug/libtide.so", "libtide.so")] {
+            let check = try home.coordsh(["plugin", "check", built])
+            #expect(check.status == 0 && check.stdout.hasSuffix("17 passed, 0 failed\n"), "\(name): \(check.stdout)")
+            try FileManager.default.copyItem(atPath: built, toPath: home.path + "/plugins/" + name)
+        }
+        let shell = try home.coordsh(["--plugin-dir", home.path + "/plugins", "-c", "wave show 3", "-c", "tide show 4"])
+        #expect(shell.status == 0, "\(shell.stderr)")
+        #expect(shell.stdout == "── Item 3 ──\n── Tide ──\ntide show ID — one item\nnote: item 4\n", "\(shell.stdout)")
+        let bad = try home.coordsh(["plugin", "new", "reef", "--lang", "go", "--path", home.path + "/reef"])
+        #expect(bad.status == 2 && bad.stderr == "coordsh: error: --lang go: coordsh makes plugins in swift, c or rust\n", "\(bad.stderr)")
+    }
 }

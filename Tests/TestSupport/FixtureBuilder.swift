@@ -47,6 +47,21 @@ public enum FixtureBuilder {
         try tool("cc", ["-shared", "-fPIC", "-Wall", "-Werror", "-o", output, "-I", abiInclude, source] + defines.map { "-D" + $0 })
     }
 
+    /// cargo on PATH, or where rustup puts it (`~/.cargo/bin`); nil where Rust is not installed.
+    public static let cargo: String? = {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/cargo" }
+        return (path + [NSHomeDirectory() + "/.cargo/bin/cargo"]).first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// Builds the cargo package at `manifest` offline into `target`, with cargo's folder on PATH.
+    public static func cargoBuild(manifest: String, target: String) throws -> RunResult {
+        guard let cargo else { throw BuildFailed(description: "cargo is not installed") }
+        var environment = ProcessInfo.processInfo.environment
+        environment["CARGO_TARGET_DIR"] = target
+        environment["PATH"] = (cargo as NSString).deletingLastPathComponent + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        return try run(cargo, ["build", "--offline", "--quiet", "--manifest-path", manifest], environment: environment, mergeOutput: true, timeout: 600)
+    }
+
     /// One of `fixtures/c2_plugin.c`'s broken C plugins (see its KIND list).
     public static func buildBrokenCPlugin(kind: Int, output: String) throws {
         try buildCPlugin(sources + "/c2_plugin.c", output: output, defines: ["KIND=\(kind)"])

@@ -104,25 +104,12 @@ struct CPluginTests {
         #expect(crash.stderr.contains("coordsh: error: the app process crashed running 'bad say hi' in plugin bad: SIGSEGV (Segmentation fault); restarted"), "\(crash.stderr)")
     }
 
-    /// cargo on PATH, or where rustup puts it.
-    static let cargo: String? = {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/cargo" }
-        let rustup = NSHomeDirectory() + "/.cargo/bin/cargo"
-        return (path + [rustup]).first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    @Test("a Rust plugin (Examples/Rust: coordsh-sys, the header in Rust, and greet) builds with cargo offline, passes plugin check and runs through coordsh",
-          .enabled(if: cargo != nil, "cargo is not installed (rustup puts it in ~/.cargo/bin)"))
+    @Test("a Rust plugin (Examples/Rust, on the SDK's coordsh-sys: the header in Rust) builds with cargo offline, passes plugin check and runs through coordsh",
+          .enabled(if: FixtureBuilder.cargo != nil, "cargo is not installed (rustup puts it in ~/.cargo/bin)"))
     func rustPluginRuns() throws {
-        let cargo = try #require(Self.cargo)
         let folder = try makeTemporaryDirectory("rust")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["CARGO_TARGET_DIR"] = folder + "/target"
-        environment["PATH"] = (cargo as NSString).deletingLastPathComponent + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        let build = try run(
-            cargo, ["build", "--offline", "--quiet", "--manifest-path", BuildProducts.packageRoot + "/Examples/Rust/Cargo.toml"],
-            environment: environment, mergeOutput: true, timeout: 600)
+        let build = try FixtureBuilder.cargoBuild(manifest: BuildProducts.packageRoot + "/Examples/Rust/Cargo.toml", target: folder + "/target")
         #expect(build.status == 0, "\(build.stdout)")
         try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: folder + "/target/debug/libgreet.so", toPath: folder + "/plugins/libgreet.so")

@@ -17,7 +17,9 @@ struct GuideTests {
         let code: [String]
     }
 
-    static func swiftBlocks(_ text: String) -> [Block] {
+    static func swiftBlocks(_ text: String) -> [Block] { blocks(text, language: "swift") }
+
+    static func blocks(_ text: String, language: String) -> [Block] {
         var blocks: [Block] = []
         var open: (line: Int, indent: Int, lines: [String])?
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -30,7 +32,7 @@ struct GuideTests {
                     current.lines.append(String(line))
                     open = current
                 }
-            } else if trimmed == "```swift" {
+            } else if trimmed == "```" + language {
                 open = (index + 1, line.prefix { $0 == " " }.count, [])
             }
         }
@@ -57,6 +59,19 @@ struct GuideTests {
             let code = Self.meaningful(block.code)
             #expect(sources.contains { Self.contains($0, code) },
                     "PLUGIN-GUIDE.md:\(block.line): this Swift block is in no file of Examples/ (nor in GuideTests): change the example with the guide, or the guide with the example")
+        }
+    }
+
+    @Test("every C and Rust block of PLUGIN-GUIDE.md is lines of a file of Examples/C or Examples/Rust, which the tests build")
+    func everyCAndRustBlockIsBuilt() throws {
+        let text = try String(contentsOfFile: Self.guide, encoding: .utf8)
+        let root = BuildProducts.packageRoot + "/Examples/"
+        let files = ["C/hello.c", "C/notes.c", "Rust/src/lib.rs"].map { root + $0 } + [BuildProducts.packageRoot + "/Sources/SDK/Rust/coordsh-sys/src/lib.rs"]
+        let sources = try files.map { Self.meaningful(try String(contentsOfFile: $0, encoding: .utf8).components(separatedBy: "\n")) }
+        let blocks = Self.blocks(text, language: "c") + Self.blocks(text, language: "rust")
+        #expect(blocks.count >= 2)
+        for block in blocks {
+            #expect(sources.contains { Self.contains($0, Self.meaningful(block.code)) }, "PLUGIN-GUIDE.md:\(block.line): this block is in no file of Examples/C or Examples/Rust")
         }
     }
 
