@@ -152,7 +152,8 @@ let package = Package(
         .executableTarget(
             name: "CoordBench",
             dependencies: [
-                sdk, shop, "CoordSession", "CoordClient", "CoordRuntime", "CoordProtocol", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
+                sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordSession", "CoordClient", "CoordRuntime", "CoordProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks/CoordBench", exclude: ["fixtures"],

@@ -29,6 +29,7 @@ print(ResultRow.header())
 try MainActor.assumeIsolated {
     try section("dispatch") { try DispatchBench.run() }
     section("dependencies") { DependencyBench.run() }
+    try section("c-dispatch") { try CDispatchBench.run(environment) }
 }
 try section("startup") { try StartupBench.run(environment) }
 try section("batch") { try BatchBench.run(environment) }

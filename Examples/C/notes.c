@@ -44,7 +44,8 @@ static int32_t render_item(coordsh_ctx *c) {
 static int32_t notes_add(coordsh_ctx *c, const char *text, const int64_t *priority) {
     coordsh_value args[] = {{COORDSH_SQL_TEXT, 0, 0, c->host->login(c)}, {COORDSH_SQL_TEXT, 0, 0, text},
                             {COORDSH_SQL_INTEGER, priority ? *priority : 0, 0, 0}};
-    return c->host->sql(c, "INSERT INTO notes (owner, text, priority) VALUES (?, ?, ?)", 3, args, 0, 0);
+    if (c->host->sql(c, "INSERT INTO notes (owner, text, priority) VALUES (?, ?, ?)", 3, args, 0, 0) != 0) return 1;
+    return c->host->display(c, "notes/list");
 }
 
 static int32_t count_row(void *user, int32_t columns, const char *const *names, const coordsh_value *values) {
@@ -63,7 +64,8 @@ static int32_t notes_remove(coordsh_ctx *c, int64_t id) {
         c->host->set_error(c, message);
         return 1;
     }
-    return c->host->sql(c, "DELETE FROM notes WHERE id = ? AND owner = ?", 2, args, 0, 0);
+    if (c->host->sql(c, "DELETE FROM notes WHERE id = ? AND owner = ?", 2, args, 0, 0) != 0) return 1;
+    return c->host->display(c, "notes/list");
 }
 
 static int32_t notes_show(coordsh_ctx *c, int64_t id) {

@@ -17,9 +17,9 @@ struct ContractCheckTests {
         let result = try check(["--config", config, BuildProducts.plugin(name)], home: home)
         let lines = result.stdout.split(separator: "\n")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(lines.count == 18)
+        #expect(lines.count == 19)
         #expect(lines.dropLast().allSatisfy { $0.hasPrefix("ok   ") })
-        #expect(lines.last == "17 passed, 0 failed")
+        #expect(lines.last == "18 passed, 0 failed")
         // With dependencies means the installed companions and the host's services.
         #expect(result.stdout.contains("every page opens and renders with its dependencies — "))
         #expect(result.stdout.contains("(services: accounts, carts, content, data, host, passwords, payments, sceneLogins, secrets)"))
@@ -32,7 +32,7 @@ struct ContractCheckTests {
         let result = try check(["--json", "--alone", BuildProducts.plugin("Content")], home: home)
         #expect(result.status == 0)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        #expect(document["passed"] as? Int == 17)
+        #expect(document["passed"] as? Int == 18)
         #expect(document["failed"] as? Int == 0)
         let checks = try #require(document["checks"] as? [[String: Any]])
         #expect(checks.map { $0["id"] as? String ?? "" }.prefix(3) == ["file", "entry", "magic"])
@@ -69,7 +69,7 @@ struct ContractCheckTests {
         #expect(segv.status == 1)
         #expect(segv.failed["entry"] == "crashed with SIGSEGV (Segmentation fault) in its entry point")
         #expect(segv.failed["magic"] == "not run: the plugin crashed while loading")
-        #expect(segv.last == "1 passed, 16 failed")
+        #expect(segv.last == "1 passed, 17 failed")
 
         let hang = try failures("libhang.so", ["--timeout", "1"])
         #expect(hang.failed["entry"] == "hung: no answer for 1 s in its entry point; killed")
@@ -83,7 +83,7 @@ struct ContractCheckTests {
         #expect(Set(pageCrash.failed.keys) == ["pages-bare", "pages-full"])
         #expect(pageCrash.failed["pages-bare"]?.contains("while opening its pages: ") == true)
         #expect(pageCrash.failed["pages-bare"]?.contains("Fatal error: probe page cannot render") == true)
-        #expect(pageCrash.last == "15 passed, 2 failed")
+        #expect(pageCrash.last == "16 passed, 2 failed")
 
         let leak = try failures("libleak.so")
         #expect(Set(leak.failed.keys) == ["lifecycle"])

@@ -77,7 +77,7 @@ struct InstallTests {
 
         let check = try run(coordsh, ["plugin", "check", "--alone", plugin], environment: home.environment)
         #expect(check.status == 0, "\(check.stdout)")
-        #expect(check.stdout.hasSuffix("17 passed, 0 failed\n"))
+        #expect(check.stdout.hasSuffix("18 passed, 0 failed\n"))
 
         let shell = try run(
             coordsh, ["--plugin-dir", package + "/.build/debug", "-c", "weather show 2", "-c", "back", "-c", "help weather"],
@@ -100,7 +100,7 @@ struct InstallTests {
         let shopBuild = try run(swift, ["build", "--package-path", shelf], environment: environment, mergeOutput: true, timeout: 900)
         #expect(shopBuild.status == 0, "\(shopBuild.stdout)")
         let shopCheck = try run(coordsh, ["plugin", "check", shelf + "/.build/debug/libShelfPlugin.so"], environment: home.environment)
-        #expect(shopCheck.status == 0 && shopCheck.stdout.hasSuffix("17 passed, 0 failed\n"), "\(shopCheck.stdout)")
+        #expect(shopCheck.status == 0 && shopCheck.stdout.hasSuffix("18 passed, 0 failed\n"), "\(shopCheck.stdout)")
         let shopTest = try run(swift, ["test", "--package-path", shelf], environment: environment, mergeOutput: true, timeout: 900)
         #expect(shopTest.status == 0 && shopTest.stdout.contains("meetsThePluginContract"), "\(shopTest.stdout)")
 

@@ -16,7 +16,7 @@ struct CPluginTests {
         for name in ["hello", "notes"] {
             try FixtureBuilder.buildCPlugin(Self.examples + "/\(name).c", output: folder + "/lib\(name).so")
             let check = try run(BuildProducts.coordsh, ["plugin", "check", folder + "/lib\(name).so"], environment: ["HOME": folder, "NO_COLOR": "1"])
-            #expect(check.status == 0 && check.stdout.hasSuffix("17 passed, 0 failed\n"), "\(name): \(check.stdout)\(check.stderr)")
+            #expect(check.status == 0 && check.stdout.hasSuffix("18 passed, 0 failed\n"), "\(name): \(check.stdout)\(check.stderr)")
         }
         let lines = try String(contentsOfFile: Self.examples + "/hello.c", encoding: .utf8).split(separator: "\n")
         #expect(lines.count <= 15, "the hello plugin is \(lines.count) lines")
@@ -25,7 +25,7 @@ struct CPluginTests {
             BuildProducts.coordsh, ["--plugin-dir", folder, "-c", "hello say 'dear world'", "-c", "help hello"],
             environment: ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "NO_COLOR": "1"])
         #expect(hello.status == 0, "\(hello.stderr)")
-        #expect(hello.stdout.hasPrefix("── Hello ──\nhello say NAME — be greeted\nnote: dear world\n"), "\(hello.stdout)")
+        #expect(hello.stdout.hasPrefix("note: dear world\n"), "\(hello.stdout)")
         #expect(hello.stdout.contains("hello say NAME                     greet someone"), "\(hello.stdout)")
 
         var transcript = try Transcript(path: Self.examples + "/notes.t")
@@ -90,7 +90,7 @@ struct CPluginTests {
         try FixtureBuilder.buildCPlugin(Self.examples + "/hello.c", output: folder + "/plugins/libhello.so")
         let environment = ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "XDG_CACHE_HOME": folder + "/cache", "NO_COLOR": "1"]
         for round in 1...2 {
-            let result = try run(BuildProducts.coordsh, ["--plugin-dir", folder + "/plugins", "-c", "plugins", "-c", "hello say again"], environment: environment)
+            let result = try run(BuildProducts.coordsh, ["--plugin-dir", folder + "/plugins", "-c", "plugins", "-c", "hello say again", "-c", "open hello/home"], environment: environment)
             #expect(result.status == 0 && result.stdout.contains("note: again"), "\(result.stdout)\(result.stderr)")
             let listed = "hello 1.0.0  prefix hello  1 page  \(folder)/plugins/libhello.so" + (round == 2 ? "  registered, loaded on first use" : "")
             #expect(result.stdout.contains(listed + "\n"), "round \(round): \(result.stdout)")
@@ -114,11 +114,11 @@ struct CPluginTests {
         try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: folder + "/target/debug/libgreet.so", toPath: folder + "/plugins/libgreet.so")
         let check = try run(BuildProducts.coordsh, ["plugin", "check", folder + "/plugins/libgreet.so"], environment: ["HOME": folder, "NO_COLOR": "1"])
-        #expect(check.status == 0 && check.stdout.hasSuffix("17 passed, 0 failed\n"), "\(check.stdout)\(check.stderr)")
+        #expect(check.status == 0 && check.stdout.hasSuffix("18 passed, 0 failed\n"), "\(check.stdout)\(check.stderr)")
         let shell = try run(
             BuildProducts.coordsh, ["--plugin-dir", folder + "/plugins", "-c", "greet hello Ann 2", "-c", "greet hello Bob 9"],
             environment: ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "NO_COLOR": "1"])
-        #expect(shell.stdout == "── Greetings ──\ngreet hello NAME [TIMES] — be greeted, in Rust\nnote: hello, Ann, from Rust\nnote: hello, Ann, from Rust\n", "\(shell.stdout)")
+        #expect(shell.stdout == "note: hello, Ann, from Rust\nnote: hello, Ann, from Rust\n", "\(shell.stdout)")
         #expect(shell.stderr == "coordsh: error: greet hello: TIMES is 1 to 5\n" && shell.status == 1, "\(shell.stderr)")
     }
 }

@@ -89,7 +89,7 @@ struct GuideTests {
             // first use — and a message that waits for a login still says what it waits for.
             for _ in 1...2 {
                 let check = try run(BuildProducts.coordsh, ["plugin", "check", plugin], environment: ["HOME": folder, "NO_COLOR": "1"])
-                #expect(check.status == 0 && check.stdout.contains("17 passed, 0 failed"), "\(example): \(check.stdout)\(check.stderr)")
+                #expect(check.status == 0 && check.stdout.contains("18 passed, 0 failed"), "\(example): \(check.stdout)\(check.stderr)")
                 if example == "Wishlist" {
                     #expect(check.stdout.contains("every message it declares is handled — add: queued, waiting for 'user' (its declared needs; it replays once provided); remove: queued"), "\(check.stdout)")
                 }

@@ -8,9 +8,9 @@ extension ContractSuite {
         case "file": return checkFile
         case "entry": return checkEntry
         case "magic": return { try self.loaded().checkMagic(); return "0x434F4F52" }
-        case "abi-version": return { try self.loaded().checkABIVersion(); return "version \(PluginABI.version)" }
-        case "sdk-version": return { try self.loaded().checkSDKVersion(); return "CoordSDK \(CoordSDKVersion.library)" }
-        case "compiler": return { try self.loaded().checkCompiler(); return "Swift \(CoordSDKVersion.compiler)" }
+        case "abi-version": return { try self.loaded().checkABIVersion(); return try self.loaded().isC ? "version \(PluginABI.versionC) (C)" : "version \(PluginABI.version)" }
+        case "sdk-version": return { try self.loaded().checkSDKVersion(); return try self.loaded().isC ? "a C plugin: no Swift type crosses, not compared" : "CoordSDK \(CoordSDKVersion.library)" }
+        case "compiler": return { try self.loaded().checkCompiler(); return try self.loaded().isC ? "a C plugin: any compiler" : "Swift \(CoordSDKVersion.compiler)" }
         case "identity": return checkIdentity
         case "type-identity": return checkTypeIdentity
         case "registers": return checkRegisters
@@ -22,6 +22,7 @@ extension ContractSuite {
         case "lifecycle": return checkLifecycle
         case "dependencies": return checkDependencies
         case "class-identity": return checkClassIdentity
+        case "c-functions": return { try self.loaded().checkCFunctions() }
         default: return { throw Failure("no such check '\(id)'") }
         }
     }

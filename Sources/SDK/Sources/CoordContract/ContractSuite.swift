@@ -60,6 +60,7 @@ public final class ContractSuite {
         Check(id: "lifecycle", title: "start then stop leaves no children and no retained coordinator", requires: ["registers"]),
         Check(id: "dependencies", title: "AppDependency set at the root reaches its coordinator and children", requires: ["registers"]),
         Check(id: "class-identity", title: "its coordinator, page views and pages are the SDK's types", requires: ["registers"]),
+        Check(id: "c-functions", title: "a C plugin's render functions and handlers are code of its own image", requires: ["registers"]),
     ]
 
     /// The plugin file under test.

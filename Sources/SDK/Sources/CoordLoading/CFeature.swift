@@ -69,7 +69,8 @@ final class CPlugin: CoordPlugin {
 }
 
 /// A C feature's coordinator: each declared message is handled by calling its C handler with
-/// the message's typed arguments; a handler that showed no page shows the feature's first.
+/// the message's typed arguments. What the person sees next is the handler's to say, as in
+/// Swift: a page it displays, the notes it leaves.
 final class CCoordinator: Coordinator {
     private let feature: CFeature
 
@@ -83,13 +84,9 @@ final class CCoordinator: Coordinator {
                 MessageName(prefix: feature.prefix, verb: message.verb), needs: message.needs.map(DependencyKey.init),
                 whileWaiting: waiting
             ) { [unowned self] received in
-                let shown = scene?.displayCount
                 let context = CCallContext(feature: feature, level: self, arguments: received.arguments)
                 let values = message.params.map { received.arguments[$0.name] }
                 _ = try feature.call(slots, message.handler, values: values, context: context, what: message.verb)
-                if scene?.displayCount == shown, let first = feature.description.pages.first {
-                    try show(DescribedPage(feature: feature.name, name: first.name, arguments: Arguments()))
-                }
                 return .handled
             }
         }

@@ -18,6 +18,8 @@ public final class PluginImage {
     public let file: PluginFile
     private var descriptor = coordsh_plugin_descriptor()
     private var object: CoordPlugin?
+    /// A C plugin's feature, once its descriptor was read.
+    private var cFeature: CFeature?
     /// The dlopen handle: the plugin and the libraries it was linked with, for their version
     /// symbols (`checkLibraries`).
     private var handle: UnsafeMutableRawPointer?
@@ -94,7 +96,9 @@ public final class PluginImage {
         if isC {
             guard let feature = descriptor.feature else { throw refuse(.badDescriptor, "an ABI 2 (C) descriptor with no feature") }
             do {
-                let made = CPlugin(CFeature(try CFeatureDescription(feature)))
+                let described = CFeature(try CFeatureDescription(feature))
+                cFeature = described
+                let made = CPlugin(described)
                 object = made
                 return made
             } catch {
@@ -112,6 +116,27 @@ public final class PluginImage {
         }
         object = plugin
         return plugin
+    }
+
+    /// For a C plugin: every render function and handler its descriptor names is code of its
+    /// own image (not a stray pointer into data or another library), found by `dladdr` at the
+    /// same base as its entry. Says how many, and which exported names they have.
+    public func checkCFunctions() throws(PluginRefusal) -> String {
+        guard isC else { return "a Swift plugin (ABI 1): none to check" }
+        _ = try plugin()
+        guard let feature = cFeature, let handle, let entry = dlsym(handle, PluginABI.entrySymbol) else {
+            throw refuse(.badDescriptor, "its feature could not be read")
+        }
+        guard let base = coordsh_image_base(entry, nil) else { throw refuse(.badDescriptor, "its entry is in no loaded image") }
+        var functions: [(String, UnsafeRawPointer)] = feature.description.pages.map { ("page \($0.name)", unsafeBitCast($0.render, to: UnsafeRawPointer.self)) }
+        functions += feature.description.messages.map { ("message \($0.verb)", unsafeBitCast($0.handler, to: UnsafeRawPointer.self)) }
+        for (what, function) in functions {
+            var path: UnsafePointer<CChar>?
+            guard coordsh_image_base(function, &path) == base else {
+                throw refuse(.badDescriptor, "the function of \(what) is not in the plugin's image (it points into \(path.map { String(cString: $0) } ?? "no loaded image"))")
+            }
+        }
+        return "\(functions.count) functions (\(feature.description.pages.count) render, \(feature.description.messages.count) handlers), all in the plugin's image"
     }
 
     /// Compares each library the plugin says it was compiled against (`CoordPlugin.libraries`,

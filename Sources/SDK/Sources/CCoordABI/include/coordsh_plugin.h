@@ -88,7 +88,8 @@ typedef struct coordsh_page {
     coordsh_render_fn render;
 } coordsh_page;
 
-/* A message handler is an ordinary C function,
+/* A message handler is an ordinary C function (it shows a page with display, or leaves a
+ * note; nothing is shown for it otherwise),
  *     int32_t handler(coordsh_ctx *ctx, <one parameter per declared argument, in order>);
  * e.g. int32_t notes_add(coordsh_ctx *ctx, const char *text, const int64_t *priority).
  * The host calls it through libffi with the argument types the message declares. Return 0,
@@ -110,7 +111,7 @@ typedef struct coordsh_feature {
     const char *name;               /* the feature's name: also the name of its routes */
     const char *prefix;             /* the message prefix: "notes" */
     const char *summary;
-    const coordsh_page *pages;      /* the first page is the one a message shows by default */
+    const coordsh_page *pages;      /* at least one */
     int32_t page_count;
     const coordsh_message *messages;
     int32_t message_count;
