@@ -55,54 +55,51 @@ final class CCallInterface {
     /// Calls `function(ctx, values…)` and returns its `int32_t`. `values` holds one value (or
     /// nil for an optional one not given) per slot, already checked against the declaration.
     func call(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, values: [Value?]) -> Int32 {
-        // Each argument's bytes (8 suffice for every slot), and what they point to.
-        var storage: [UnsafeMutableRawPointer] = []
-        var owned: [UnsafeMutableRawPointer] = []
-        defer {
-            for pointer in storage { pointer.deallocate() }
-            for pointer in owned { free(pointer) }
-        }
-        func slot() -> UnsafeMutableRawPointer {
-            let pointer = UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
-            pointer.storeBytes(of: 0, as: UInt64.self)
-            storage.append(pointer)
-            return pointer
-        }
-        func boxed<T>(_ value: T) -> UnsafeMutableRawPointer {
-            let box = slot()
-            box.storeBytes(of: value, as: T.self)
-            return box
-        }
-        func string(_ text: String) -> UnsafeMutableRawPointer? {
-            guard let copy = strdup(text) else { return nil }
-            owned.append(UnsafeMutableRawPointer(copy))
-            return UnsafeMutableRawPointer(copy)
-        }
-        let contextSlot = slot()
-        contextSlot.storeBytes(of: UnsafeMutableRawPointer(context), as: UnsafeMutableRawPointer.self)
-        var arguments: [UnsafeMutableRawPointer?] = [contextSlot]
-        for (value, slotType) in zip(values, slots) {
-            let place = slot()
-            switch (slotType.kind, slotType.optional, value) {
-            case (.int, false, let value):
-                place.storeBytes(of: Int64(value?.intValue ?? 0), as: Int64.self)
-            case (.bool, false, let value):
-                place.storeBytes(of: Int32(value?.boolValue == true ? 1 : 0), as: Int32.self)
-            case (.int, true, .some(let value)):
-                place.storeBytes(of: boxed(Int64(value.intValue ?? 0)), as: UnsafeMutableRawPointer.self)
-            case (.bool, true, .some(let value)):
-                place.storeBytes(of: boxed(Int32(value.boolValue == true ? 1 : 0)), as: UnsafeMutableRawPointer.self)
-            case (.string, _, .some(let value)), (.route, _, .some(let value)):
-                place.storeBytes(of: string(value.description), as: UnsafeMutableRawPointer?.self)
-            case (_, _, nil):
-                place.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+        call(function, context: context) { index in index < values.count ? values[index] : nil }
+    }
+
+    /// The same, each slot's value read by `value(index)` as it is laid out (a message's
+    /// arguments by name, with no array made for them).
+    ///
+    /// Everything an argument needs lives in one stack buffer for the call — per slot, 8 bytes
+    /// of argument and 8 of what an optional one points to — and the pointers libffi reads in
+    /// another; only a string argument is copied (it must end with a NUL the plugin can read).
+    func call(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, value: (Int) -> Value?) -> Int32 {
+        let count = slots.count
+        return withUnsafeTemporaryAllocation(byteCount: 16 * (count + 1), alignment: 8) { bytes in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: count + 1) { arguments in
+                guard let base = bytes.baseAddress else { return -1 }
+                var owned: [UnsafeMutablePointer<CChar>] = []
+                defer { for pointer in owned { free(pointer) } }
+                base.storeBytes(of: UnsafeMutableRawPointer(context), as: UnsafeMutableRawPointer.self)
+                arguments[0] = base
+                for index in 0..<count {
+                    let place = base + 16 * (index + 1), box = place + 8
+                    let slot = slots[index]
+                    switch (slot.kind, slot.optional, value(index)) {
+                    case (.int, false, let value):
+                        place.storeBytes(of: Int64(value?.intValue ?? 0), as: Int64.self)
+                    case (.bool, false, let value):
+                        place.storeBytes(of: Int32(value?.boolValue == true ? 1 : 0), as: Int32.self)
+                    case (.int, true, .some(let value)):
+                        box.storeBytes(of: Int64(value.intValue ?? 0), as: Int64.self)
+                        place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
+                    case (.bool, true, .some(let value)):
+                        box.storeBytes(of: Int32(value.boolValue == true ? 1 : 0), as: Int32.self)
+                        place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
+                    case (.string, _, .some(let value)), (.route, _, .some(let value)):
+                        let copy = strdup(value.description)
+                        if let copy { owned.append(copy) }
+                        place.storeBytes(of: copy.map(UnsafeMutableRawPointer.init), as: UnsafeMutableRawPointer?.self)
+                    case (_, _, nil):
+                        place.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+                    }
+                    arguments[index + 1] = place
+                }
+                var result: ffi_arg = 0
+                ffi_call(&cif, function, &result, arguments.baseAddress)
+                return Int32(truncatingIfNeeded: result)
             }
-            arguments.append(place)
         }
-        var result: ffi_arg = 0
-        arguments.withUnsafeMutableBufferPointer { buffer in
-            ffi_call(&cif, function, &result, buffer.baseAddress)
-        }
-        return Int32(truncatingIfNeeded: result)
     }
 }

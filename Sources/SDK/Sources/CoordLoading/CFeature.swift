@@ -43,13 +43,14 @@ final class CFeature {
     /// Calls `function(ctx, values…)` for `level`; the error the plugin set (or one that says
     /// it set none) when it returns non-zero.
     func call(
-        _ slots: [CCallInterface.Slot], _ function: coordsh_handler_fn, values: [Value?], context: CCallContext, what: String
+        _ interface: CCallInterface?, _ function: coordsh_handler_fn, names: [String], context: CCallContext, what: String
     ) throws -> Int32 {
-        guard let interface = CCallInterface.interface(for: slots) else {
+        guard let interface else {
             throw CoordError.failed("\(prefix) \(what): libffi could not prepare its signature")
         }
-        let status = context.with { ctx in interface.call(function, context: ctx, values: values) }
-        for note in context.notes { context.level.report(.note(note)) }
+        let arguments = context.arguments
+        let status = context.with { ctx in interface.call(function, context: ctx) { arguments[names[$0]] } }
+        if !context.notes.isEmpty { for note in context.notes { context.level.report(.note(note)) } }
         if status != 0 || context.error != nil {
             throw CoordError.failed(context.error ?? "\(prefix) \(what): the plugin returned \(status) without saying why")
         }
@@ -78,15 +79,16 @@ final class CCoordinator: Coordinator {
         self.feature = feature
         super.init(identifier: feature.name)
         for message in feature.description.messages {
-            let slots = message.params.map { CCallInterface.Slot(kind: $0.kind, optional: $0.optional) }
+            // Prepared once per signature, looked up once per message, here.
+            let interface = CCallInterface.interface(for: message.params.map { CCallInterface.Slot(kind: $0.kind, optional: $0.optional) })
+            let names = message.params.map(\.name)
             let waiting: WaitingHandler? = message.waiting.map { line -> WaitingHandler in { _, _ in line } }
             handle(
                 MessageName(prefix: feature.prefix, verb: message.verb), needs: message.needs.map(DependencyKey.init),
                 whileWaiting: waiting
             ) { [unowned self] received in
                 let context = CCallContext(feature: feature, level: self, arguments: received.arguments)
-                let values = message.params.map { received.arguments[$0.name] }
-                _ = try feature.call(slots, message.handler, values: values, context: context, what: message.verb)
+                _ = try feature.call(interface, message.handler, names: names, context: context, what: message.verb)
                 return .handled
             }
         }
@@ -114,7 +116,7 @@ final class CPageView: PageView {
         let context = CCallContext(feature: feature, level: self, arguments: page.arguments)
         let function = unsafeBitCast(renderFunction, to: coordsh_handler_fn.self)
         do {
-            _ = try feature.call([], function, values: [], context: context, what: "page \(page.name)")
+            _ = try feature.call(CCallInterface.interface(for: []), function, names: [], context: context, what: "page \(page.name)")
         } catch {
             return Rendering(title: context.title ?? page.name, lines: ["(\(error))"])
         }

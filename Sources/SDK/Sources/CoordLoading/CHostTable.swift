@@ -7,9 +7,10 @@ import Foundation
 ///
 /// It lives exactly as long as the call: `ctx.host_private` points at it unretained, and
 /// the strings handed to the plugin during the call (an argument, a setting) are freed when
-/// the call returns, as the header says.
-@MainActor
-final class CCallContext {
+/// the call returns, as the header says. Not isolated to the main actor as a type (its end
+/// would then check the executor on every call), but used only there: it is made by a
+/// main-actor call and handed to C for that call's length.
+final class CCallContext: @unchecked Sendable {
     /// Lines a render function may add, and bytes of one line: more is cut, with a note.
     static let maxLines = 2000
     static let maxLineBytes = 4096
@@ -24,22 +25,31 @@ final class CCallContext {
     var cut = false
     private var lent: [UnsafeMutablePointer<CChar>] = []
 
+    /// The feature's name and prefix, for the lines the host writes.
+    let name: String
+    let prefix: String
+
+    @MainActor
     init(feature: CFeature, level: Responder, arguments: Arguments) {
         self.feature = feature
+        name = feature.name
+        prefix = feature.prefix
         self.level = level
         self.arguments = arguments
     }
 
-    /// Runs `body` with a `coordsh_ctx` for this call, then frees what was lent.
+    /// Runs `body` with a `coordsh_ctx` for this call (on the stack: it dies with the call),
+    /// then frees what was lent.
     func with<T>(_ body: (UnsafeMutablePointer<coordsh_ctx>) -> T) -> T {
-        let context = UnsafeMutablePointer<coordsh_ctx>.allocate(capacity: 1)
-        context.initialize(to: coordsh_ctx(host: CHostTable.table, host_private: Unmanaged.passUnretained(self).toOpaque()))
-        defer {
-            context.deallocate()
-            for pointer in lent { free(pointer) }
-            lent.removeAll()
+        withUnsafeTemporaryAllocation(of: coordsh_ctx.self, capacity: 1) { buffer in
+            guard let context = buffer.baseAddress else { fatalError("a one-element buffer has an address") }
+            context.initialize(to: coordsh_ctx(host: CHostTable.table, host_private: Unmanaged.passUnretained(self).toOpaque()))
+            defer {
+                for pointer in lent { free(pointer) }
+                lent.removeAll()
+            }
+            return body(context)
         }
-        return body(context)
     }
 
     /// A copy of `text` the plugin may read until the call returns.
@@ -52,11 +62,11 @@ final class CCallContext {
     /// Text from the plugin, or nil after recording why it cannot be read.
     func text(_ pointer: UnsafePointer<CChar>?, _ what: String) -> String? {
         guard let pointer else {
-            error = error ?? "\(feature.name): \(what): NULL where text was expected"
+            error = error ?? "\(name): \(what): NULL where text was expected"
             return nil
         }
         guard let value = CText.read(pointer, limit: Self.maxLineBytes) else {
-            error = error ?? "\(feature.name): \(what) is not UTF-8 text (or longer than \(Self.maxLineBytes) bytes)"
+            error = error ?? "\(name): \(what) is not UTF-8 text (or longer than \(Self.maxLineBytes) bytes)"
             return nil
         }
         return value
@@ -174,6 +184,7 @@ enum CHostTable {
     }
 }
 
+@MainActor
 extension CCallContext {
     /// `host->send`: the arguments as text, typed by the receiving feature's declaration.
     func send(_ name: UnsafePointer<CChar>?, _ count: Int32, _ names: UnsafePointer<UnsafePointer<CChar>?>?, _ values: UnsafePointer<UnsafePointer<CChar>?>?) -> Int32 {
