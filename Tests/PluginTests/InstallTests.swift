@@ -104,6 +104,16 @@ struct InstallTests {
         let shopTest = try run(swift, ["test", "--package-path", shelf], environment: environment, mergeOutput: true, timeout: 900)
         #expect(shopTest.status == 0 && shopTest.stdout.contains("meetsThePluginContract"), "\(shopTest.stdout)")
 
+        // A C plugin from the installed coordsh: its template and the ABI header are the
+        // installed SDK's.
+        let cPackage = home.path + "/wave"
+        let cCreated = try run(coordsh, ["plugin", "new", "wave", "--lang", "c", "--path", cPackage], environment: home.environment)
+        #expect(cCreated.status == 0 && cCreated.stdout.contains("built against the SDK in \(prefix)/share/coordsh/sdk"), "\(cCreated.stdout)\(cCreated.stderr)")
+        let make = try run("/usr/bin/make", ["-s", "-C", cPackage], environment: environment, mergeOutput: true)
+        #expect(make.status == 0, "\(make.stdout)")
+        let cCheck = try run(coordsh, ["plugin", "check", cPackage + "/libwave.so"], environment: home.environment)
+        #expect(cCheck.status == 0 && cCheck.stdout.hasSuffix("18 passed, 0 failed\n"), "\(cCheck.stdout)")
+
         // Uninstall removes every file and every folder the install made: the prefix is gone.
         let uninstall = try run(Self.script, ["--uninstall", prefix], environment: home.environment)
         #expect(uninstall.status == 0, "\(uninstall.stderr)")

@@ -55,11 +55,16 @@ public enum FixtureBuilder {
 
     /// Builds the cargo package at `manifest` offline into `target`, with cargo's folder on PATH.
     public static func cargoBuild(manifest: String, target: String) throws -> RunResult {
+        try cargo(["build", "--offline", "--quiet", "--manifest-path", manifest], target: target)
+    }
+
+    /// Runs cargo with `arguments`, building into `target`, with cargo's folder on PATH.
+    public static func cargo(_ arguments: [String], target: String, mergeOutput: Bool = true) throws -> RunResult {
         guard let cargo else { throw BuildFailed(description: "cargo is not installed") }
         var environment = ProcessInfo.processInfo.environment
         environment["CARGO_TARGET_DIR"] = target
         environment["PATH"] = (cargo as NSString).deletingLastPathComponent + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        return try run(cargo, ["build", "--offline", "--quiet", "--manifest-path", manifest], environment: environment, mergeOutput: true, timeout: 600)
+        return try run(cargo, arguments, environment: environment, mergeOutput: mergeOutput, timeout: 600)
     }
 
     /// One of `fixtures/c2_plugin.c`'s broken C plugins (see its KIND list).

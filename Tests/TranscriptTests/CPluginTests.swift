@@ -121,4 +121,23 @@ struct CPluginTests {
         #expect(shell.stdout == "note: hello, Ann, from Rust\nnote: hello, Ann, from Rust\n", "\(shell.stdout)")
         #expect(shell.stderr == "coordsh: error: greet hello: TIMES is 1 to 5\n" && shell.status == 1, "\(shell.stderr)")
     }
+
+    @Test("coordsh-sys, the header written out in Rust, has the header's layout: every struct's size and every field's offset as the C compiler lays them out",
+          .enabled(if: FixtureBuilder.cargo != nil, "cargo is not installed"))
+    func rustDeclarationsMatchTheHeader() throws {
+        let folder = try makeTemporaryDirectory("layout")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let program = folder + "/abi_layout"
+        let header = BuildProducts.packageRoot + "/Sources/SDK/Sources/CCoordABI/include"
+        let compiled = try run("/usr/bin/cc", ["-I", header, "-o", program, FixtureBuilder.sources + "/abi_layout.c"], environment: ProcessInfo.processInfo.environment)
+        #expect(compiled.status == 0, "\(compiled.stderr)")
+        let c = try run(program, [], environment: [:]).stdout.split(separator: "\n").map(String.init)
+        let tested = try FixtureBuilder.cargo(
+            ["test", "--offline", "--quiet", "--manifest-path", BuildProducts.packageRoot + "/Sources/SDK/Rust/coordsh-sys/Cargo.toml", "--", "--nocapture"],
+            target: folder + "/target", mergeOutput: false)
+        #expect(tested.status == 0, "\(tested.stdout)\(tested.stderr)")
+        let rust = tested.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("layout ") }
+        #expect(c.count > 50)
+        #expect(rust == c, "\(rust.difference(from: c).map { "\($0)" }.joined(separator: "\n"))")
+    }
 }
