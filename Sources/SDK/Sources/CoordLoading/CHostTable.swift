@@ -45,8 +45,10 @@ final class CCallContext: @unchecked Sendable {
             guard let context = buffer.baseAddress else { fatalError("a one-element buffer has an address") }
             context.initialize(to: coordsh_ctx(host: CHostTable.table, host_private: Unmanaged.passUnretained(self).toOpaque()))
             defer {
-                for pointer in lent { free(pointer) }
-                lent.removeAll()
+                if !lent.isEmpty {
+                    for pointer in lent { free(pointer) }
+                    lent.removeAll()
+                }
             }
             return body(context)
         }
