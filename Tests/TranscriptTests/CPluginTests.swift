@@ -49,6 +49,7 @@ struct CPluginTests {
         (5, "error", "bad: set_error's message: NULL where text was expected"),
         (7, "error", "bad: note's line is not UTF-8 text (or longer than 4096 bytes)"),
         (9, "error", "cartAdd: parameter 'productID' must be an int, got 'seven'"),
+        (11, "error", "bad: reading table 'products' of feature 'content': refused 'read products': the plugin 'bad' must declare it and be granted it ('plugins grant bad read products' at a terminal, or the config's [plugins.grants] bad = [\"read products\"])"),
     ])
     func brokenPlugins(kind: Int, what: String, line: String) throws {
         let folder = try makeTemporaryDirectory("cbad\(kind)")
