@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TestSupport
 
 /// A transcript: shell input with the output and exit status it must produce, in the spirit
@@ -129,6 +130,29 @@ struct Transcript {
         let (rest, status) = try session.finish()
         if !rest.isEmpty, !actual.isEmpty { actual[actual.count - 1].expected += rest }
         return (actual, status)
+    }
+
+    /// Runs it and holds the output to the file: each differing line and the exit status are
+    /// recorded as issues (named with `label`). With COORDSH_UPDATE_TRANSCRIPTS=1 and the
+    /// default database it rewrites the file from what happened instead.
+    func verify(database: String? = nil, config: String = BuildProducts.packageRoot + "/config/coordsh.toml", label: String? = nil) throws {
+        let (steps, status) = try run(database: database, config: config)
+        if database == nil, ProcessInfo.processInfo.environment["COORDSH_UPDATE_TRANSCRIPTS"] == "1" {
+            try rendered(steps: steps, status: status).write(toFile: path, atomically: true, encoding: .utf8)
+            return
+        }
+        let name = label ?? (path as NSString).lastPathComponent
+        let output = Transcript.text(steps)
+        if output != expectedText {
+            let diff = output.difference(from: expectedText).map { change -> String in
+                switch change {
+                case .insert(let offset, let line, _): "line \(offset + 1) + \(line)"
+                case .remove(let offset, let line, _): "line \(offset + 1) - \(line)"
+                }
+            }
+            Issue.record("\(name): output differs (- expected, + actual):\n\(diff.joined(separator: "\n"))")
+        }
+        #expect(status == self.status, "\(name): exit status")
     }
 
     /// Replaces `{{name}}` by what was captured under that name.

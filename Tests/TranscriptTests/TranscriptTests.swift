@@ -21,23 +21,7 @@ struct TranscriptTests {
     }
 
     func check(_ file: String, database: String?) throws {
-        let transcript = try Transcript(path: Transcript.directory + "/" + file)
-        let (steps, status) = try transcript.run(database: database)
-        if database == nil, ProcessInfo.processInfo.environment["COORDSH_UPDATE_TRANSCRIPTS"] == "1" {
-            try transcript.rendered(steps: steps, status: status).write(toFile: transcript.path, atomically: true, encoding: .utf8)
-            return
-        }
-        let output = Transcript.text(steps)
-        if output != transcript.expectedText {
-            let diff = output.difference(from: transcript.expectedText).map { change -> String in
-                switch change {
-                case .insert(let offset, let line, _): "line \(offset + 1) + \(line)"
-                case .remove(let offset, let line, _): "line \(offset + 1) - \(line)"
-                }
-            }
-            Issue.record("\(file)\(database == nil ? "" : " on PostgreSQL"): output differs (- expected, + actual):\n\(diff.joined(separator: "\n"))")
-        }
-        #expect(status == transcript.status, "\(file): exit status")
+        try Transcript(path: Transcript.directory + "/" + file).verify(database: database, label: file + (database == nil ? "" : " on PostgreSQL"))
     }
 
     @Test("every built-in command and every plugin command the shell lists is run by some transcript")

@@ -100,17 +100,9 @@ public struct FeatureDefinition: Sendable {
         completions: (@MainActor @Sendable (_ parameter: String, _ dependencies: AppDependency?) -> [String])? = nil,
         coordinator: @escaping @MainActor @Sendable () -> Coordinator
     ) {
-        self.completions = completions
-        self.uses = uses
-        self.name = name
-        self.prefix = prefix
-        self.summary = summary
-        self.pageType = pages
-        self.describedPages = nil
-        self.messages = messages
-        self.needs = needs
-        self.provides = provides
-        self.makeCoordinator = coordinator
+        self.init(
+            name: name, prefix: prefix, summary: summary, pageType: pages, describedPages: nil, messages: messages, needs: needs,
+            provides: provides, uses: uses, completions: completions, coordinator: coordinator)
     }
 
     /// A feature described at run time rather than by Swift types (a C plugin's): its pages
@@ -119,12 +111,24 @@ public struct FeatureDefinition: Sendable {
         name: String, prefix: String, summary: String, describedPages: [PageCase], messages: [MessageSpec], needs: [DependencyKey],
         provides: [ServiceProvision], uses: [Capability], coordinator: @escaping @MainActor @Sendable () -> Coordinator
     ) {
-        self.completions = nil
+        self.init(
+            name: name, prefix: prefix, summary: summary, pageType: DescribedPage.self, describedPages: describedPages, messages: messages,
+            needs: needs, provides: provides, uses: uses, completions: nil, coordinator: coordinator)
+    }
+
+    /// Every field, for the two ways in.
+    private init(
+        name: String, prefix: String, summary: String, pageType: any Page.Type, describedPages: [PageCase]?, messages: [MessageSpec],
+        needs: [DependencyKey], provides: [ServiceProvision], uses: [Capability],
+        completions: (@MainActor @Sendable (_ parameter: String, _ dependencies: AppDependency?) -> [String])?,
+        coordinator: @escaping @MainActor @Sendable () -> Coordinator
+    ) {
+        self.completions = completions
         self.uses = uses
         self.name = name
         self.prefix = prefix
         self.summary = summary
-        self.pageType = DescribedPage.self
+        self.pageType = pageType
         self.describedPages = describedPages
         self.messages = messages
         self.needs = needs
