@@ -12,7 +12,10 @@ import Glibc
 /// each call lays the message's typed arguments out as the C calling convention wants them
 /// (an `int64_t`, an `int32_t` flag, a `const char *`, or for an optional one a pointer that
 /// is NULL when it was not given), calls, and frees what it allocated.
-@MainActor
+///
+/// Only its cache is the main actor's: a call is not isolated, so that the closures it runs
+/// in (the stack buffers) are not checked for the main actor's executor on every call. It is
+/// only ever called from a handler or a render function, on the main thread.
 final class CCallInterface {
     /// How one argument is passed.
     struct Slot: Hashable {
@@ -20,11 +23,11 @@ final class CCallInterface {
         let optional: Bool
     }
 
-    private static var prepared: [[Slot]: CCallInterface] = [:]
+    @MainActor private static var prepared: [[Slot]: CCallInterface] = [:]
 
     /// The interface for `int32_t f(coordsh_ctx *, slots…)`, prepared on first use; nil if
     /// libffi refuses it (it does not for these types).
-    static func interface(for slots: [Slot]) -> CCallInterface? {
+    @MainActor static func interface(for slots: [Slot]) -> CCallInterface? {
         if let known = prepared[slots] { return known }
         guard let made = CCallInterface(slots) else { return nil }
         prepared[slots] = made

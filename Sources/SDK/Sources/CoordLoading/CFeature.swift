@@ -13,6 +13,8 @@ final class CFeature {
     var prefix: String { description.prefix }
     /// The feature's tables: its migrations (`c1`, `c2`, … in order) run once the data arrives.
     private let store: FeatureStore
+    /// The context of the last call that ended, for the next: a call allocates nothing.
+    private var idle: CCallContext?
 
     init(_ description: CFeatureDescription) {
         self.description = description
@@ -40,16 +42,38 @@ final class CFeature {
             needs: [], provides: [], uses: description.uses, coordinator: { CCoordinator(feature) })
     }
 
-    /// Calls `function(ctx, values…)` for `level`; the error the plugin set (or one that says
-    /// it set none) when it returns non-zero.
+    /// Runs `body` with a call context for `level` and `arguments`: the idle one when there is
+    /// one (a call made during another gets a new one), kept idle again after.
+    func withCall<T>(level: Responder, arguments: Arguments, _ body: (CCallContext) throws -> T) rethrows -> T {
+        let context: CCallContext
+        if let spare = idle {
+            idle = nil
+            spare.reuse(level: level, arguments: arguments)
+            context = spare
+        } else {
+            context = CCallContext(feature: self, level: level, arguments: arguments)
+        }
+        // Kept as it ended (its level unowned, its `inCall` false) until the next call readies it.
+        defer { idle = context }
+        return try body(context)
+    }
+
+    /// Calls `function(ctx, values…)` in `context`; the error the plugin set (or one that
+    /// says it set none) when it returns non-zero.
     func call(
         _ interface: CCallInterface?, _ function: coordsh_handler_fn, names: [String], context: CCallContext, what: String
     ) throws -> Int32 {
         guard let interface else {
             throw CoordError.failed("\(prefix) \(what): libffi could not prepare its signature")
         }
-        let arguments = context.arguments
-        let status = context.with { ctx in interface.call(function, context: ctx) { arguments[names[$0]] } }
+        // The arguments were checked at the feature's door in the declared order: each is
+        // found at its own place unless an optional one before it was left out.
+        let given = context.arguments.values
+        let status = context.with { ctx in
+            interface.call(function, context: ctx) { index in
+                index < given.count && given[index].name == names[index] ? given[index].value : context.arguments[names[index]]
+            }
+        }
         if !context.notes.isEmpty { for note in context.notes { context.level.report(.note(note)) } }
         if status != 0 || context.error != nil {
             throw CoordError.failed(context.error ?? "\(prefix) \(what): the plugin returned \(status) without saying why")
@@ -87,8 +111,9 @@ final class CCoordinator: Coordinator {
                 MessageName(prefix: feature.prefix, verb: message.verb), needs: message.needs.map(DependencyKey.init),
                 whileWaiting: waiting
             ) { [unowned self] received in
-                let context = CCallContext(feature: feature, level: self, arguments: received.arguments)
-                _ = try feature.call(interface, message.handler, names: names, context: context, what: message.verb)
+                try feature.withCall(level: self, arguments: received.arguments) { context in
+                    _ = try feature.call(interface, message.handler, names: names, context: context, what: message.verb)
+                }
                 return .handled
             }
         }
@@ -113,14 +138,15 @@ final class CPageView: PageView {
     }
 
     override func render() -> Rendering {
-        let context = CCallContext(feature: feature, level: self, arguments: page.arguments)
         let function = unsafeBitCast(renderFunction, to: coordsh_handler_fn.self)
-        do {
-            _ = try feature.call(CCallInterface.interface(for: []), function, names: [], context: context, what: "page \(page.name)")
-        } catch {
-            return Rendering(title: context.title ?? page.name, lines: ["(\(error))"])
+        return feature.withCall(level: self, arguments: page.arguments) { context in
+            do {
+                _ = try feature.call(CCallInterface.interface(for: []), function, names: [], context: context, what: "page \(page.name)")
+            } catch {
+                return Rendering(title: context.title ?? page.name, lines: ["(\(error))"])
+            }
+            let lines = context.cut ? context.lines + ["(more than \(CCallContext.maxLines) lines: the rest was cut)"] : context.lines
+            return Rendering(title: context.title ?? page.name, lines: lines)
         }
-        let lines = context.cut ? context.lines + ["(more than \(CCallContext.maxLines) lines: the rest was cut)"] : context.lines
-        return Rendering(title: context.title ?? page.name, lines: lines)
     }
 }

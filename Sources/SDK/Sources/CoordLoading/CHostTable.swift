@@ -3,27 +3,57 @@ import CCoordABI
 import Foundation
 
 /// One call into a C plugin (a handler or a render function): what the host functions it
-/// calls may reach — the level it runs at, the page's arguments — and what it said.
+/// calls may reach — the level it runs at, the arguments — and what it said.
 ///
-/// It lives exactly as long as the call: `ctx.host_private` points at it unretained, and
-/// the strings handed to the plugin during the call (an argument, a setting) are freed when
-/// the call returns, as the header says. Not isolated to the main actor as a type (its end
-/// would then check the executor on every call), but used only there: it is made by a
-/// main-actor call and handed to C for that call's length.
+/// Its `coordsh_ctx` is the plugin's only handle on it: `ctx.host_private` points at it
+/// unretained, and a host function called with the idle context's ctx between calls (a
+/// plugin that kept one) finds `inCall` false and does nothing. The strings handed to the plugin during a call (an
+/// argument, a setting) are freed when the call returns, as the header says. A feature keeps
+/// one idle context for its next call (`CFeature.withCall`), so that a call allocates
+/// nothing; a call made during a call (a handler that sends to its own feature) gets its own.
+/// Not isolated to the main actor as a type (its end would then check the executor), but
+/// used only there: made by a main-actor call and handed to C for that call's length.
 final class CCallContext: @unchecked Sendable {
     /// Lines a render function may add, and bytes of one line: more is cut, with a note.
     static let maxLines = 2000
     static let maxLineBytes = 4096
 
-    let feature: CFeature
-    let level: Responder
-    let arguments: Arguments
-    var title: String?
-    var lines: [String] = []
-    var error: String?
-    var notes: [String] = []
-    var cut = false
+    /// The feature outlives every context it makes (it keeps the idle one).
+    unowned let feature: CFeature
+    /// The level the call runs at; the caller holds it for the call's length.
+    unowned var level: Responder
+    var arguments: Arguments
+    /// What the plugin said during the call: one value, so that readying a context for the
+    /// next call is one write.
+    private var said = Said()
+    private struct Said {
+        var title: String?
+        var lines: [String] = []
+        var error: String?
+        var notes: [String] = []
+        var cut = false
+    }
+    var title: String? {
+        get { said.title }
+        set { said.title = newValue }
+    }
+    var lines: [String] { said.lines }
+    var error: String? {
+        get { said.error }
+        set { said.error = newValue }
+    }
+    var notes: [String] { said.notes }
+    func addLine(_ line: String) { said.lines.append(line) }
+    func addNote(_ line: String) { said.notes.append(line) }
+    var cut: Bool {
+        get { said.cut }
+        set { said.cut = newValue }
+    }
+    /// True between `with`'s start and end: a host function called otherwise is refused.
+    private(set) var inCall = false
     private var lent: [UnsafeMutablePointer<CChar>] = []
+    /// The `coordsh_ctx` handed to the plugin, one per context, made once.
+    private let ctx: UnsafeMutablePointer<coordsh_ctx>
 
     /// The feature's name and prefix, for the lines the host writes.
     let name: String
@@ -36,22 +66,31 @@ final class CCallContext: @unchecked Sendable {
         prefix = feature.prefix
         self.level = level
         self.arguments = arguments
+        ctx = .allocate(capacity: 1)
+        ctx.initialize(to: coordsh_ctx(host: CHostTable.table, host_private: nil))
+        ctx.pointee.host_private = Unmanaged.passUnretained(self).toOpaque()
     }
 
-    /// Runs `body` with a `coordsh_ctx` for this call (on the stack: it dies with the call),
-    /// then frees what was lent.
+    deinit { ctx.deallocate() }
+
+    /// Readies an idle context for a new call at `level`.
+    func reuse(level: Responder, arguments: Arguments) {
+        self.level = level
+        self.arguments = arguments
+        said = Said()
+    }
+
+    /// Runs `body` with this call's `coordsh_ctx`, then frees what was lent.
     func with<T>(_ body: (UnsafeMutablePointer<coordsh_ctx>) -> T) -> T {
-        withUnsafeTemporaryAllocation(of: coordsh_ctx.self, capacity: 1) { buffer in
-            guard let context = buffer.baseAddress else { fatalError("a one-element buffer has an address") }
-            context.initialize(to: coordsh_ctx(host: CHostTable.table, host_private: Unmanaged.passUnretained(self).toOpaque()))
-            defer {
-                if !lent.isEmpty {
-                    for pointer in lent { free(pointer) }
-                    lent.removeAll()
-                }
+        inCall = true
+        defer {
+            inCall = false
+            if !lent.isEmpty {
+                for pointer in lent { free(pointer) }
+                lent.removeAll()
             }
-            return body(context)
         }
+        return body(ctx)
     }
 
     /// A copy of `text` the plugin may read until the call returns.
@@ -96,7 +135,7 @@ enum CHostTable {
             note: { ctx, line in
                 let line = Unsent(line)
                 call(ctx) { context in
-                    if let line = context.text(line.value, "note's line") { context.notes.append(CoordError.oneLine(line)) }
+                    if let line = context.text(line.value, "note's line") { context.addNote(CoordError.oneLine(line)) }
                 }
             },
             display: { ctx, route in
@@ -144,7 +183,7 @@ enum CHostTable {
                         context.cut = true
                         return
                     }
-                    context.lines.append(CoordError.oneLine(line))
+                    context.addLine(CoordError.oneLine(line))
                 }
             },
             sql: { ctx, sql, count, values, row, user in
@@ -171,15 +210,13 @@ enum CHostTable {
     /// when the ctx is not one the host made (a plugin that kept one past its call).
     private static func call<T>(_ ctx: UnsafeMutablePointer<coordsh_ctx>?, failure: T, _ body: @MainActor (CCallContext) -> T) -> T {
         guard Thread.isMainThread, let raw = ctx?.pointee.host_private else { return failure }
-        let context = Unsent(raw)
+        let context = Unmanaged<CCallContext>.fromOpaque(raw).takeUnretainedValue()
+        guard context.inCall else { return failure }
+        let unsent = Unsent(context)
         // The result (a pointer lent to the plugin) goes straight back to C on this thread.
-        let result = MainActor.assumeIsolated {
-            Unsent(body(Unmanaged<CCallContext>.fromOpaque(context.value).takeUnretainedValue()))
-        }
+        let result = MainActor.assumeIsolated { Unsent(body(unsent.value)) }
         return result.value
     }
-
-
 
     private static func call(_ ctx: UnsafeMutablePointer<coordsh_ctx>?, _ body: @MainActor (CCallContext) -> Void) {
         call(ctx, failure: ()) { body($0) }
