@@ -76,6 +76,23 @@ static int32_t notes_show(coordsh_ctx *c, int64_t id) {
 
 static int32_t notes_list(coordsh_ctx *c) { return c->host->display(c, "notes/list"); }
 
+/* Tab after `notes show` or `notes remove` offers the numbers of the person's notes. */
+static int32_t id_row(void *user, int32_t columns, const char *const *names, const coordsh_value *values) {
+    (void)columns; (void)names;
+    coordsh_ctx *c = user;
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)values[0].integer);
+    c->host->add_line(c, id);
+    return 0;
+}
+
+static int32_t complete(coordsh_ctx *c, const char *parameter) {
+    const char *who = c->host->login(c);
+    if (strcmp(parameter, "id") != 0 || !who) return 0;
+    coordsh_value owner = {COORDSH_SQL_TEXT, 0, 0, who};
+    return c->host->sql(c, "SELECT id FROM notes WHERE owner = ? ORDER BY id", 1, &owner, id_row, c);
+}
+
 static const char *const needs_user[] = {"user"};
 static const coordsh_param add_params[] = {
     {"text", COORDSH_TYPE_STRING, 0, "what to note"}, {"priority", COORDSH_TYPE_INT, 1, "higher first (default 0)"}};
@@ -97,7 +114,7 @@ static const char *const migrations[] = {
 static const coordsh_feature feature = {
     .name = "notes", .prefix = "notes", .summary = "notes kept per person, in C",
     .pages = pages, .page_count = 2, .messages = messages, .message_count = 4,
-    .migrations = migrations, .migration_count = 1,
+    .migrations = migrations, .migration_count = 1, .complete = complete,
 };
 
 int32_t coordsh_plugin_entry(coordsh_plugin_descriptor *d) {
@@ -106,5 +123,6 @@ int32_t coordsh_plugin_entry(coordsh_plugin_descriptor *d) {
     d->name = "notes";
     d->version = "1.0.0";
     d->feature = &feature;
+    d->feature_size = sizeof feature;
     return 0;
 }

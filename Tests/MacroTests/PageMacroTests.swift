@@ -85,7 +85,7 @@ struct MacroErrorTests {
             @Page(feature: "map")
             enum MapPage: Page {
                 case here
-                case point(x: Double, y: Double?)
+                case point(x: Float, y: Float?)
                 case many(ids: [Int])
                 case twice(id: Int??)
             }
@@ -93,16 +93,16 @@ struct MacroErrorTests {
             expands: """
             enum MapPage: Page {
                 case here
-                case point(x: Double, y: Double?)
+                case point(x: Float, y: Float?)
                 case many(ids: [Int])
                 case twice(id: Int??)
             }
             """,
             diagnostics: [
-                DiagnosticSpec(message: "case 'point': 'x' is of type Double, which has no route form; use Int, String, Bool or RouteRequest, or an optional of one", line: 4, column: 19),
-                DiagnosticSpec(message: "case 'point': 'y' is of type Double?, which has no route form; use Int, String, Bool or RouteRequest, or an optional of one", line: 4, column: 30),
-                DiagnosticSpec(message: "case 'many': 'ids' is of type [Int], which has no route form; use Int, String, Bool or RouteRequest, or an optional of one", line: 5, column: 20),
-                DiagnosticSpec(message: "case 'twice': 'id' is of type Int??, which has no route form; use Int, String, Bool or RouteRequest, or an optional of one", line: 6, column: 20),
+                DiagnosticSpec(message: "case 'point': 'x' is of type Float, which has no route form; use Int, String, Bool, Double or RouteRequest, or an optional of one", line: 4, column: 19),
+                DiagnosticSpec(message: "case 'point': 'y' is of type Float?, which has no route form; use Int, String, Bool, Double or RouteRequest, or an optional of one", line: 4, column: 30),
+                DiagnosticSpec(message: "case 'many': 'ids' is of type [Int], which has no route form; use Int, String, Bool, Double or RouteRequest, or an optional of one", line: 5, column: 20),
+                DiagnosticSpec(message: "case 'twice': 'id' is of type Int??, which has no route form; use Int, String, Bool, Double or RouteRequest, or an optional of one", line: 6, column: 20),
             ])
     }
 

@@ -36,4 +36,20 @@ struct LazyCompletionTests {
         #expect(!(try maps()).contains("libPaymentPlugin.so"))
         #expect(try server.stop() == 0)
     }
+
+    @Test("a C plugin's completion function offers values as a Swift plugin's closure does: lines it adds, rows of its SQL; one that fails (a display while completing) offers nothing")
+    func cPluginCompletes() throws {
+        let server = try ServeTests.Server(arguments: ["--single-process"]) { folder in
+            try FileManager.default.createDirectory(atPath: folder + "/data/coordsh/plugins", withIntermediateDirectories: true)
+            try FixtureBuilder.buildCPlugin(FixtureBuilder.sources + "/c_types.c", output: folder + "/data/coordsh/plugins/libtyped.so")
+        }
+        let client = try ServeTests.attach(server)
+        #expect(try ServeTests.complete(client, "typed every ", word: "") == ["12", "144"])
+        #expect(try ServeTests.complete(client, "typed every 12 yes ", word: "") == ["tea", "toast"])
+        #expect(try ServeTests.complete(client, "typed every 12 yes t", word: "t") == ["tea", "toast"])
+        #expect(try ServeTests.complete(client, "typed every 12 yes tea ", word: "") == ["0.25"])
+        #expect(try ServeTests.complete(client, "typed every 12 yes tea 0.25 c", word: "c") == [])
+        #expect(try ServeTests.complete(client, "open typed/point x=", word: "x=") == [])
+        #expect(try server.stop() == 0)
+    }
 }

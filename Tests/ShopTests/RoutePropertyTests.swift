@@ -61,6 +61,22 @@ final class RoutePropertyTests {
         #expect(checked == routes.count * 200)
     }
 
+    @Test("a number with a fraction reads back as the same number from its text, from a command line's words and from a URL; 2000 of them, the extremes among them")
+    func doublesRoundTrip() throws {
+        for _ in 0..<2000 {
+            let number = double()
+            let value = Value.double(number)
+            #expect(ValueType.double.parse(value.description) == value, "seed \(seed): \(number) printed as \(value.description)")
+            let request = RouteRequest(feature: "map", page: "point", arguments: [.init("x", value.description)])
+            let words = try Words.split(request.description)
+            let fromWords = try RouteRequest.parse(words: words)
+            #expect(fromWords.arguments.first.flatMap { ValueType.double.parse($0.text) } == value, "seed \(seed): \(request.description)")
+            let fromURL = try RouteRequest.parse(request.url)
+            #expect(fromURL.arguments.first.flatMap { ValueType.double.parse($0.text) } == value, "seed \(seed): \(request.url)")
+            #expect(ValueType.double.parse(badText(for: .double)) == nil)
+        }
+    }
+
     @Test("a wrong value, a missing or doubled parameter, an unknown one: refused in one line, 200 times for every page")
     func invalidRefused() throws {
         var checked = 0
@@ -127,6 +143,17 @@ final class RoutePropertyTests {
         case .bool: .bool(random.chance(0.5))
         case .string: .string(text())
         case .route: .route(route(depth: depth + 1))
+        case .double: .double(double())
+        }
+    }
+
+    /// Numbers whose shortest text is long, tiny, huge, negative or whole.
+    func double() -> Double {
+        switch random.below(4) {
+        case 0: Double(Int(random.below(2000)) - 1000) / 8
+        case 1: [0.1, -0.0, 1e300, Double.leastNonzeroMagnitude, -2.5e-7, 123456789.125, Double.greatestFiniteMagnitude].pick(from: &random)
+        case 2: Double(Int(random.below(1_000_000)))
+        default: Double(Int(random.below(1 << 30))) / Double(Int(random.below(999)) + 1)
         }
     }
 
@@ -209,6 +236,8 @@ final class RoutePropertyTests {
             ["", "content", "a/b/c", "/x", "x/", "content/catalog q", "content/catalog =1", "content/catalog q=\"open", "coordsh://content", "a b/c"].pick(from: &random)
         case .string:
             ""
+        case .double:
+            ["", "one", "1.5.2", "nan", "inf", "-infinity", "1e999", "0x", "1,5", "--1"].pick(from: &random)
         }
     }
 }

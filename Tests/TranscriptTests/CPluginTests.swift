@@ -34,7 +34,8 @@ struct CPluginTests {
     }
 
     @Test("a C plugin that gets its descriptor or a call wrong is refused or reported in one line, and the host lives", arguments: [
-        (1, "refused plugin", "message 'say': parameter 'text' has type 9, which this host does not know (1 int, 2 bool, 3 string, 4 route)"),
+        (1, "refused plugin", "message 'say': parameter 'text' has type 9, which this host does not know (1 int, 2 bool, 3 string, 4 route, 5 double)"),
+        (12, "refused plugin", "feature_size 8 is smaller than the first coordsh_feature (88 bytes)"),
         (2, "refused plugin", "message 'say' has no handler function"),
         (3, "refused plugin", "the feature's summary is not UTF-8 text (or longer than 4096 bytes)"),
         (8, "refused plugin", "pages: count -1 is out of bounds (0 to 256)"),
@@ -65,6 +66,53 @@ struct CPluginTests {
         }
     }
 
+    @Test("every type reaches a C handler as the header says (a double among them, each required and optional), a page reads its numbers, --json, a deep link and plugin check see the C feature as a Swift one")
+    func everyTypeArrives() throws {
+        let folder = try makeTemporaryDirectory("ctypes")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
+        let library = folder + "/plugins/libtyped.so"
+        try FixtureBuilder.buildCPlugin(FixtureBuilder.sources + "/c_types.c", output: library)
+        let environment = ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "NO_COLOR": "1"]
+        let check = try run(BuildProducts.coordsh, ["plugin", "check", library], environment: environment)
+        #expect(check.status == 0 && check.stdout.hasSuffix("18 passed, 0 failed\n"), "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("3 functions (1 render, 1 handlers, 1 completion), all in the plugin's image"), "\(check.stdout)")
+
+        func shell(_ arguments: [String]) throws -> RunResult {
+            try run(BuildProducts.coordsh, ["--plugin-dir", folder + "/plugins"] + arguments, environment: environment)
+        }
+        let typed = try shell([
+            "-c", "typed every 7 yes 'two words' 2.5 content/catalog",
+            "-c", "typed every count=-3 flag=no text=x amount=-0.125 route='cart/cart' maybeCount=9 maybeFlag=on maybeText=y maybeAmount=1e3",
+            "-c", "open typed/point x=1.5 y=-2", "-c", "open typed/point x=0.1",
+        ])
+        #expect(typed.stdout == """
+            note: count=7 flag=1 text=two words amount=2.5 route=content/catalog | - - - -
+            note: count=-3 flag=0 text=x amount=-0.125 route=cart/cart | 9 1 y 1000
+            ── Point ──
+            x=1.5 y=-2
+            ── Point ──
+            x=0.1
+
+            """, "\(typed.stdout)\(typed.stderr)")
+        #expect(typed.status == 0, "\(typed.stderr)")
+
+        // A number that is not one is refused at the feature's door, before the plugin runs.
+        let bad = try shell(["-c", "typed every 1 yes t nan content/catalog"])
+        #expect(bad.status == 2 && bad.stdout.isEmpty, "\(bad.stdout)")
+        #expect(bad.stderr.hasPrefix("coordsh: error: typed every: ") && bad.stderr.contains("amount") && bad.stderr.filter { $0 == "\n" }.count == 1,
+                "\(bad.stderr)")
+
+        let json = try shell(["--json", "-c", "open typed/point x=1.5"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        let page = try #require(document["page"] as? [String: Any], "\(json.stdout)")
+        #expect(page["route"] as? String == "typed/point x=1.5" && page["url"] as? String == "coordsh://typed/point?x=1.5", "\(json.stdout)")
+        #expect(page["lines"] as? [String] == ["x=1.5"], "\(json.stdout)")
+
+        let link = try shell(["--open", "coordsh://typed/point?x=2.25&y=4", "-c", "where"])
+        #expect(link.status == 0 && link.stdout.contains("typed/point x=2.25 y=4"), "\(link.stdout)\(link.stderr)")
+    }
+
     @Test("a C page that writes more than the host keeps is cut, and says so")
     func longPageIsCut() throws {
         let folder = try makeTemporaryDirectory("cbadlong")
@@ -76,7 +124,7 @@ struct CPluginTests {
         #expect(lines.count == 2002 && lines.first == "── Bad ──" && lines.last == "(more than 2000 lines: the rest was cut)", "\(lines.count) lines")
     }
 
-    @Test("a C plugin is registered from the cache at the next start and loaded on first use; a SIGSEGV in its handler under --supervised costs one command and names the plugin and the line")
+    @Test("a C plugin is registered from the cache at the next start and loaded on first use; a SIGSEGV in its handler under --supervised costs one command and names the plugin and the line; a second quarantines it until 'plugins allow'")
     func lazyAndSupervised() throws {
         let folder = try makeTemporaryDirectory("clazy")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -96,6 +144,14 @@ struct CPluginTests {
             BuildProducts.coordsh, ["--supervised", "--plugin-dir", folder + "/crash", "-c", "bad say hi"], environment: environment)
         #expect(crash.status == 1)
         #expect(crash.stderr.contains("coordsh: error: the app process crashed running 'bad say hi' in plugin bad: SIGSEGV (Segmentation fault); restarted"), "\(crash.stderr)")
+
+        // A second crash in one session quarantines it, as a Swift plugin; 'plugins allow' lets it in again.
+        let twice = try run(
+            BuildProducts.coordsh, ["--supervised", "--keep-going", "--plugin-dir", folder + "/crash"],
+            input: "bad say hi\nbad say again\nplugins\nplugins allow bad\n", environment: environment, timeout: 120)
+        #expect(twice.stderr.contains("'bad say again' in plugin bad: SIGSEGV (Segmentation fault); plugin bad quarantined after 2 crashes ('plugins allow bad' lets it load again)"), "\(twice.stderr)")
+        #expect(twice.stdout.contains("refused \(folder)/crash/libbad.so: quarantined: 2 crashes, the last running 'bad say again'"), "\(twice.stdout)")
+        #expect(twice.stdout.contains("plugin bad is no longer quarantined\nloaded plugin bad 1.0.0 from \(folder)/crash/libbad.so"), "\(twice.stdout)")
     }
 
     @Test("a Rust plugin (Examples/Rust, on the SDK's coordsh-sys: the header in Rust) builds with cargo offline, passes plugin check and runs through coordsh",

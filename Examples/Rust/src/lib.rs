@@ -2,7 +2,6 @@
 use coordsh_sys::*;
 use std::ffi::{CStr, CString};
 use std::os::raw::c_char;
-use std::ptr;
 
 /// The page `greet/home`: a title and one line.
 unsafe extern "C" fn render_home(ctx: *mut coordsh_ctx) -> i32 {
@@ -29,50 +28,17 @@ unsafe extern "C" fn hello(ctx: *mut coordsh_ctx, name: *const c_char, times: *c
     0
 }
 
-/// Fills the descriptor; the feature's data is leaked on purpose: the host reads it for the
-/// life of the process.
+/// The feature's data is leaked on purpose: the host reads it for the life of the process.
 #[no_mangle]
 pub unsafe extern "C" fn coordsh_plugin_entry(descriptor: *mut coordsh_plugin_descriptor) -> i32 {
     let params: &'static [coordsh_param] = Box::leak(Box::new([
-        coordsh_param { name: c"name".as_ptr(), r#type: COORDSH_TYPE_STRING, optional: 0, summary: c"who to greet".as_ptr() },
-        coordsh_param { name: c"times".as_ptr(), r#type: COORDSH_TYPE_INT, optional: 1, summary: c"how often (1 to 5)".as_ptr() },
+        coordsh_param::new(c"name", COORDSH_TYPE_STRING, false, c"who to greet"),
+        coordsh_param::new(c"times", COORDSH_TYPE_INT, true, c"how often (1 to 5)"),
     ]));
-    let pages: &'static [coordsh_page] = Box::leak(Box::new([coordsh_page {
-        name: c"home".as_ptr(),
-        params: ptr::null(),
-        param_count: 0,
-        summary: c"the greeting page".as_ptr(),
-        render: Some(render_home),
-    }]));
+    let pages = Box::leak(Box::new([coordsh_page::new(c"home", &[], c"the greeting page", render_home)]));
     let handler: unsafe extern "C" fn(*mut coordsh_ctx, *const c_char, *const i64) -> i32 = hello;
-    let messages: &'static [coordsh_message] = Box::leak(Box::new([coordsh_message {
-        verb: c"hello".as_ptr(),
-        params: params.as_ptr(),
-        param_count: params.len() as i32,
-        summary: c"greet someone".as_ptr(),
-        needs: ptr::null(),
-        need_count: 0,
-        waiting: ptr::null(),
-        handler: Some(std::mem::transmute::<_, coordsh_handler_fn>(handler)),
-    }]));
-    let feature: &'static coordsh_feature = Box::leak(Box::new(coordsh_feature {
-        name: c"greet".as_ptr(),
-        prefix: c"greet".as_ptr(),
-        summary: c"a plugin in Rust".as_ptr(),
-        pages: pages.as_ptr(),
-        page_count: pages.len() as i32,
-        messages: messages.as_ptr(),
-        message_count: messages.len() as i32,
-        uses: ptr::null(),
-        use_count: 0,
-        migrations: ptr::null(),
-        migration_count: 0,
-    }));
-    let d = &mut *descriptor;
-    d.magic = COORDSH_PLUGIN_MAGIC;
-    d.abi_version = COORDSH_PLUGIN_ABI_VERSION_C;
-    d.name = c"greet".as_ptr();
-    d.version = c"1.0.0".as_ptr();
-    d.feature = feature;
-    0
+    let handler = std::mem::transmute::<_, coordsh_handler_fn>(handler);
+    let messages = Box::leak(Box::new([coordsh_message::new(c"hello", params, c"greet someone", handler)]));
+    let feature = Box::leak(Box::new(coordsh_feature::new(c"greet", c"greet", c"a plugin in Rust", pages, messages)));
+    describe(descriptor, c"greet", c"1.0.0", feature)
 }

@@ -321,6 +321,7 @@ extension ContractSuite {
         case .int: return .int(1)
         case .string: return .string("contract")
         case .bool: return .bool(true)
+        case .double: return .double(1.5)
         case .route: return .route(RouteRequest(feature: ProbePage.feature, page: "home"))
         }
     }

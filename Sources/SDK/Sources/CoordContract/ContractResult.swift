@@ -22,7 +22,7 @@ public struct ContractResult: Sendable, Codable, Equatable, CustomStringConverti
         self.refusal = refusal
     }
 
-    /// `ok   descriptor SDK version matches the host — CoordSDK 0.10.0`.
+    /// `ok   descriptor SDK version matches the host — CoordSDK 0.11.0`.
     public var description: String {
         "\(passed ? "ok  " : "FAIL") \(title)\(detail.isEmpty ? "" : " — \(detail)")"
     }

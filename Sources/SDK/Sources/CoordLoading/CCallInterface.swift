@@ -10,7 +10,7 @@ import Glibc
 ///
 /// libffi's call interface (`ffi_prep_cif`) is prepared once per distinct signature and kept;
 /// each call lays the message's typed arguments out as the C calling convention wants them
-/// (an `int64_t`, an `int32_t` flag, a `const char *`, or for an optional one a pointer that
+/// (an `int64_t`, an `int32_t` flag, a `double`, a `const char *`, or for an optional one a pointer that
 /// is NULL when it was not given), calls, and frees what it allocated.
 ///
 /// Only its cache is the main actor's: a call is not isolated, so that the closures it runs
@@ -46,6 +46,7 @@ final class CCallInterface {
             types[index + 1] = switch (slot.kind, slot.optional) {
             case (.int, false): coordsh_ffi_type_sint64()
             case (.bool, false): coordsh_ffi_type_sint32()
+            case (.double, false): coordsh_ffi_type_double()
             default: coordsh_ffi_type_pointer()
             }
         }
@@ -84,11 +85,16 @@ final class CCallInterface {
                         place.storeBytes(of: Int64(value?.intValue ?? 0), as: Int64.self)
                     case (.bool, false, let value):
                         place.storeBytes(of: Int32(value?.boolValue == true ? 1 : 0), as: Int32.self)
+                    case (.double, false, let value):
+                        place.storeBytes(of: value?.doubleValue ?? 0, as: Double.self)
                     case (.int, true, .some(let value)):
                         box.storeBytes(of: Int64(value.intValue ?? 0), as: Int64.self)
                         place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
                     case (.bool, true, .some(let value)):
                         box.storeBytes(of: Int32(value.boolValue == true ? 1 : 0), as: Int32.self)
+                        place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
+                    case (.double, true, .some(let value)):
+                        box.storeBytes(of: value.doubleValue ?? 0, as: Double.self)
                         place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
                     case (.string, _, .some(let value)), (.route, _, .some(let value)):
                         let copy = strdup(value.description)

@@ -37,9 +37,22 @@ final class CFeature {
             }
         }
         let messages = description.messages.map { MessageSpec($0.verb, $0.params.map(\.parameter), summary: $0.summary) }
+        let completions = description.complete.map { _ in
+            { @MainActor @Sendable (parameter: String, services: AppDependency?) -> [String] in feature.complete(parameter, services: services) }
+        }
         return FeatureDefinition(
             name: name, prefix: prefix, summary: description.summary, describedPages: pages, messages: messages,
-            needs: [], provides: [], uses: description.uses, coordinator: { CCoordinator(feature) })
+            needs: [], provides: [], uses: description.uses, completions: completions, coordinator: { CCoordinator(feature) })
+    }
+
+    /// The values the plugin's completion function offers for `parameter` (the lines it
+    /// added), none when it fails: a completion that cannot be made offers nothing.
+    func complete(_ parameter: String, services: AppDependency?) -> [String] {
+        guard let complete = description.complete else { return [] }
+        let context = CCallContext(feature: self, level: nil, arguments: Arguments(), services: services)
+        let status = context.with { ctx in parameter.withCString { complete(ctx, $0) } }
+        guard status == 0, context.error == nil else { return [] }
+        return context.lines
     }
 
     /// Runs `body` with a call context for `level` and `arguments`: the idle one when there is
@@ -74,7 +87,7 @@ final class CFeature {
                 index < given.count && given[index].name == names[index] ? given[index].value : context.arguments[names[index]]
             }
         }
-        if !context.notes.isEmpty { for note in context.notes { context.level.report(.note(note)) } }
+        if !context.notes.isEmpty { for note in context.notes { context.level?.report(.note(note)) } }
         if status != 0 || context.error != nil {
             throw CoordError.failed(context.error ?? "\(prefix) \(what): the plugin returned \(status) without saying why")
         }

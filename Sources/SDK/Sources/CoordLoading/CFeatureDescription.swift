@@ -14,7 +14,7 @@ import Glibc
 struct CFeatureDescription {
     /// How a declared value is passed to a handler (see `coordsh_plugin.h`).
     enum Kind: Equatable, Hashable {
-        case int, bool, string, route
+        case int, bool, string, route, double
 
         var valueType: ValueType {
             switch self {
@@ -22,6 +22,7 @@ struct CFeatureDescription {
             case .bool: .bool
             case .string: .string
             case .route: .route
+            case .double: .double
             }
         }
     }
@@ -58,6 +59,12 @@ struct CFeatureDescription {
     let messages: [MessageDescription]
     let uses: [Capability]
     let migrations: [String]
+    /// Offers values for a parameter (Tab); nil when the plugin offers none.
+    let complete: (@convention(c) (UnsafeMutablePointer<coordsh_ctx>?, UnsafePointer<CChar>?) -> Int32)?
+
+    /// The first version's `coordsh_feature` ends where `complete` begins: what a plugin that
+    /// leaves `feature_size` at 0 (or was built before it) has.
+    static let firstVersionSize = MemoryLayout<coordsh_feature>.offset(of: \coordsh_feature.complete) ?? MemoryLayout<coordsh_feature>.size
 
     /// Counts above these are a malformed descriptor, not a big feature.
     static let maxItems = 256
@@ -66,8 +73,18 @@ struct CFeatureDescription {
         let reason: String
     }
 
-    init(_ feature: UnsafePointer<coordsh_feature>) throws(Invalid) {
-        let raw = feature.pointee
+    /// Reads `feature`, whose struct the plugin says is `size` bytes (0: the first version's):
+    /// only that much of it is read, the fields after it are as if NULL.
+    init(_ feature: UnsafePointer<coordsh_feature>, size: UInt32) throws(Invalid) {
+        let given = size == 0 ? Self.firstVersionSize : Int(size)
+        guard given >= Self.firstVersionSize else {
+            throw Invalid(reason: "feature_size \(size) is smaller than the first coordsh_feature (\(Self.firstVersionSize) bytes)")
+        }
+        var raw = coordsh_feature()
+        withUnsafeMutableBytes(of: &raw) { copy in
+            copy.copyMemory(from: UnsafeRawBufferPointer(start: feature, count: min(given, copy.count)))
+        }
+        complete = raw.complete
         name = try Self.text(raw.name, "the feature's name")
         prefix = try Self.text(raw.prefix, "the feature's prefix")
         summary = try Self.optionalText(raw.summary, "the feature's summary") ?? ""
@@ -127,7 +144,8 @@ struct CFeatureDescription {
             case UInt32(COORDSH_TYPE_BOOL): kind = .bool
             case UInt32(COORDSH_TYPE_STRING): kind = .string
             case UInt32(COORDSH_TYPE_ROUTE): kind = .route
-            default: throw Invalid(reason: "\(owner): parameter '\(name)' has type \(param.type), which this host does not know (1 int, 2 bool, 3 string, 4 route)")
+            case UInt32(COORDSH_TYPE_DOUBLE): kind = .double
+            default: throw Invalid(reason: "\(owner): parameter '\(name)' has type \(param.type), which this host does not know (1 int, 2 bool, 3 string, 4 route, 5 double)")
             }
             return Param(name: name, kind: kind, optional: param.optional != 0, summary: try optionalText(param.summary, "parameter '\(name)''s summary") ?? "")
         }

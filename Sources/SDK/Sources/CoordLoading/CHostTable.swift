@@ -20,8 +20,13 @@ final class CCallContext: @unchecked Sendable {
 
     /// The feature outlives every context it makes (it keeps the idle one).
     unowned let feature: CFeature
-    /// The level the call runs at; the caller holds it for the call's length.
-    unowned var level: Responder
+    /// The level the call runs at; the caller holds it for the call's length. Nil for a
+    /// completion, which runs at no level: it has `services` only.
+    unowned var level: Responder?
+    /// The scene's services for a call at no level (a completion).
+    private var services: AppDependency?
+    /// The services the call's level sees (or a completion was given).
+    @MainActor var dependencies: AppDependency? { level?.dependencies ?? services }
     var arguments: Arguments
     /// What the plugin said during the call: one value, so that readying a context for the
     /// next call is one write.
@@ -60,12 +65,13 @@ final class CCallContext: @unchecked Sendable {
     let prefix: String
 
     @MainActor
-    init(feature: CFeature, level: Responder, arguments: Arguments) {
+    init(feature: CFeature, level: Responder?, arguments: Arguments, services: AppDependency? = nil) {
         self.feature = feature
         name = feature.name
         prefix = feature.prefix
         self.level = level
         self.arguments = arguments
+        self.services = services
         ctx = .allocate(capacity: 1)
         ctx.initialize(to: coordsh_ctx(host: CHostTable.table, host_private: nil))
         ctx.pointee.host_private = Unmanaged.passUnretained(self).toOpaque()
@@ -142,8 +148,9 @@ enum CHostTable {
                 let route = Unsent(route)
                 return call(ctx, failure: Int32(-1)) { context in
                     guard let route = context.text(route.value, "display's route") else { return -1 }
+                    guard let level = context.level else { return context.fail("\(context.name): display \(route): no page can be shown while completing") }
                     do {
-                        try context.level.display(route: route)
+                        try level.display(route: route)
                         return 0
                     } catch {
                         return context.fail("\(error)")
@@ -199,8 +206,16 @@ enum CHostTable {
             },
             login: { ctx in
                 call(ctx, failure: nil) { context in
-                    guard let who = context.level.dependencies?[Services.loginIdentity] else { return nil }
+                    guard let who = context.dependencies?[Services.loginIdentity] else { return nil }
                     return context.lend(who.loginName)
+                }
+            },
+            arg_double: { ctx, name, value in
+                let name = Unsent(name), value = Unsent(value)
+                return call(ctx, failure: Int32(0)) { context in
+                    guard let name = context.text(name.value, "arg_double's name"), let given = context.arguments[name]?.doubleValue else { return 0 }
+                    value.value?.pointee = given
+                    return 1
                 }
             }))
         return table
@@ -238,6 +253,7 @@ extension CCallContext {
         }
         let prefix = String(message.prefix { !$0.isUppercase })
         let verb = message.dropFirst(prefix.count).prefix(1).lowercased() + message.dropFirst(prefix.count + 1)
+        guard let level else { return fail("\(feature.prefix): send \(message): no message can be sent while completing") }
         var root: Responder? = level
         while let parent = root?.parent { root = parent }
         do {
@@ -256,7 +272,7 @@ extension CCallContext {
 
     /// `host->setting`: a key of the feature's own config table, as text.
     func setting(_ key: String) -> String? {
-        guard let environment = level.dependencies?[HostEnvironment.key], let json = environment.settings[feature.name],
+        guard let environment = dependencies?[HostEnvironment.key], let json = environment.settings[feature.name],
             let table = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], let value = table[key]
         else { return nil }
         return value as? String ?? "\(value)"
@@ -284,7 +300,7 @@ extension CCallContext {
             }
         }
         do {
-            let data = try feature.data(level.dependencies)
+            let data = try feature.data(dependencies)
             let rows = try data.write { db in try db.rows(statement, bound) }
             guard let row else { return 0 }
             for result in rows {

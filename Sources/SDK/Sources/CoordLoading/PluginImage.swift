@@ -96,7 +96,7 @@ public final class PluginImage {
         if isC {
             guard let feature = descriptor.feature else { throw refuse(.badDescriptor, "an ABI 2 (C) descriptor with no feature") }
             do {
-                let described = CFeature(try CFeatureDescription(feature))
+                let described = CFeature(try CFeatureDescription(feature, size: descriptor.feature_size))
                 cFeature = described
                 let made = CPlugin(described)
                 object = made
@@ -130,13 +130,15 @@ public final class PluginImage {
         guard let base = coordsh_image_base(entry, nil) else { throw refuse(.badDescriptor, "its entry is in no loaded image") }
         var functions: [(String, UnsafeRawPointer)] = feature.description.pages.map { ("page \($0.name)", unsafeBitCast($0.render, to: UnsafeRawPointer.self)) }
         functions += feature.description.messages.map { ("message \($0.verb)", unsafeBitCast($0.handler, to: UnsafeRawPointer.self)) }
+        if let complete = feature.description.complete { functions.append(("completion", unsafeBitCast(complete, to: UnsafeRawPointer.self))) }
         for (what, function) in functions {
             var path: UnsafePointer<CChar>?
             guard coordsh_image_base(function, &path) == base else {
                 throw refuse(.badDescriptor, "the function of \(what) is not in the plugin's image (it points into \(path.map { String(cString: $0) } ?? "no loaded image"))")
             }
         }
-        return "\(functions.count) functions (\(feature.description.pages.count) render, \(feature.description.messages.count) handlers), all in the plugin's image"
+        let completion = feature.description.complete == nil ? "" : ", 1 completion"
+        return "\(functions.count) functions (\(feature.description.pages.count) render, \(feature.description.messages.count) handlers\(completion)), all in the plugin's image"
     }
 
     /// Compares each library the plugin says it was compiled against (`CoordPlugin.libraries`,

@@ -181,7 +181,7 @@ struct ParameterType {
     let valueType: String
     let isOptional: Bool
 
-    private static let valueTypes = ["Int": "int", "String": "string", "Bool": "bool", "RouteRequest": "route", "Secret": "string"]
+    private static let valueTypes = ["Int": "int", "String": "string", "Bool": "bool", "Double": "double", "RouteRequest": "route", "Secret": "string"]
 
     init?(_ type: TypeSyntax, allowed: [String]) {
         var text = type.trimmedDescription.filter { !$0.isWhitespace }

@@ -4,7 +4,7 @@ import SwiftSyntaxMacros
 /// `@Messages(prefix:)`: the `FeatureMessage` conformance of an enum, from its cases (see
 /// CoordMacros).
 public struct MessagesExpansion: MemberMacro {
-    static let types = ["Int", "String", "Bool", "RouteRequest", "Secret"]
+    static let types = ["Int", "String", "Bool", "Double", "RouteRequest", "Secret"]
 
     public static func expansion(
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,

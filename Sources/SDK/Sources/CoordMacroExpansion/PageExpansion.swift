@@ -3,7 +3,7 @@ import SwiftSyntaxMacros
 
 /// `@Page(feature:)`: the `Page` conformance of an enum, from its cases (see CoordMacros).
 public struct PageExpansion: MemberMacro {
-    static let types = ["Int", "String", "Bool", "RouteRequest"]
+    static let types = ["Int", "String", "Bool", "Double", "RouteRequest"]
 
     public static func expansion(
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,

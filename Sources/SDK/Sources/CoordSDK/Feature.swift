@@ -109,11 +109,13 @@ public struct FeatureDefinition: Sendable {
     /// are `describedPages`, whose values are `DescribedPage`s.
     @_spi(Host) public init(
         name: String, prefix: String, summary: String, describedPages: [PageCase], messages: [MessageSpec], needs: [DependencyKey],
-        provides: [ServiceProvision], uses: [Capability], coordinator: @escaping @MainActor @Sendable () -> Coordinator
+        provides: [ServiceProvision], uses: [Capability],
+        completions: (@MainActor @Sendable (_ parameter: String, _ dependencies: AppDependency?) -> [String])? = nil,
+        coordinator: @escaping @MainActor @Sendable () -> Coordinator
     ) {
         self.init(
             name: name, prefix: prefix, summary: summary, pageType: DescribedPage.self, describedPages: describedPages, messages: messages,
-            needs: needs, provides: provides, uses: uses, completions: nil, coordinator: coordinator)
+            needs: needs, provides: provides, uses: uses, completions: completions, coordinator: coordinator)
     }
 
     /// Every field, for the two ways in.

@@ -64,11 +64,11 @@ public protocol PluginRegistrar: AnyObject {
 public enum CoordSDKVersion {
     /// The version of the SDK library loaded in this process. Not inlinable: it is read from
     /// `libCoordSDK.so`, whatever the caller was compiled against.
-    public static let library = "0.10.0"
+    public static let library = "0.11.0"
 
     /// The SDK version the *caller* was compiled against, baked into the caller's image.
     @_alwaysEmitIntoClient
-    public static var compiledAgainst: String { "0.10.0" }  // always the same as `library`
+    public static var compiledAgainst: String { "0.11.0" }  // always the same as `library`
 
     /// The Swift compiler that built the SDK module the caller imported. A module compiled by
     /// one Swift compiler cannot be imported by another, so this is also the caller's compiler.

@@ -9,6 +9,8 @@ public enum ValueType: String, Sendable, CaseIterable, Codable {
     case string
     /// `true`/`false` (also yes/no, 1/0, on/off at the prompt).
     case bool
+    /// A finite number with a fraction (`Double`): `2.5`, `-0.75`, `1e3`.
+    case double
     /// A page: `feature/page key=value …` (`RouteRequest`).
     case route
 
@@ -24,6 +26,10 @@ public enum ValueType: String, Sendable, CaseIterable, Codable {
             default: return nil
             }
         case .route: return (try? RouteRequest.parse(text)).map { .route($0) }
+        case .double:
+            // Finite only: "nan" and "inf" are not amounts anyone types on purpose.
+            guard let number = Double(text), number.isFinite else { return nil }
+            return .double(number)
         }
     }
 }
@@ -38,6 +44,8 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     case bool(Bool)
     /// A page to show, used by `globalDisplay(page:)`.
     case route(RouteRequest)
+    /// A finite number with a fraction.
+    case double(Double)
 
     /// The declared type this value has (what a parameter of that type accepts).
     public var type: ValueType {
@@ -46,6 +54,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .string: .string
         case .bool: .bool
         case .route: .route
+        case .double: .double
         }
     }
 
@@ -56,6 +65,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .string(let value): value
         case .bool(let value): String(value)
         case .route(let value): value.description
+        case .double(let value): String(value)
         }
     }
 
@@ -65,6 +75,8 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     public var stringValue: String? { if case .string(let v) = self { v } else { nil } }
     /// The flag, nil for a value of another type.
     public var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
+    /// The number, nil for a value of another type.
+    public var doubleValue: Double? { if case .double(let v) = self { v } else { nil } }
     /// The route, nil for a value of another type.
     public var routeValue: RouteRequest? { if case .route(let v) = self { v } else { nil } }
 }

@@ -28,6 +28,12 @@ static int32_t show(coordsh_ctx *c, int64_t id) {
     return c->host->display(c, route);
 }
 
+/* Tab after `__NAME__ show` offers values for the parameter `id`: one add_line each. */
+static int32_t complete(coordsh_ctx *c, const char *parameter) {
+    if (parameter[0] == 'i') { c->host->add_line(c, "1"); c->host->add_line(c, "2"); }
+    return 0;
+}
+
 static const coordsh_param id[] = {{"id", COORDSH_TYPE_INT, 0, "item number"}};
 static const coordsh_page pages[] = {
     {"home", 0, 0, "the __NAME__ feature", render_home},
@@ -36,7 +42,7 @@ static const coordsh_page pages[] = {
 static const coordsh_message messages[] = {{"show", id, 1, "show one item", 0, 0, 0, (coordsh_handler_fn)show}};
 static const coordsh_feature feature = {
     .name = "__NAME__", .prefix = "__NAME__", .summary = "the __NAME__ feature",
-    .pages = pages, .page_count = 2, .messages = messages, .message_count = 1,
+    .pages = pages, .page_count = 2, .messages = messages, .message_count = 1, .complete = complete,
 };
 
 int32_t coordsh_plugin_entry(coordsh_plugin_descriptor *d) {
@@ -45,5 +51,6 @@ int32_t coordsh_plugin_entry(coordsh_plugin_descriptor *d) {
     d->name = "__NAME__";
     d->version = "0.1.0";
     d->feature = &feature;
+    d->feature_size = sizeof feature; /* the host reads the fields this covers */
     return 0;
 }

@@ -22,7 +22,7 @@ fn layout() {
     s!(coordsh_plugin_descriptor); f!(coordsh_plugin_descriptor, magic); f!(coordsh_plugin_descriptor, abi_version);
     f!(coordsh_plugin_descriptor, sdk_version); f!(coordsh_plugin_descriptor, swift_version); f!(coordsh_plugin_descriptor, name);
     f!(coordsh_plugin_descriptor, version); f!(coordsh_plugin_descriptor, plugin); f!(coordsh_plugin_descriptor, error);
-    f!(coordsh_plugin_descriptor, feature);
+    f!(coordsh_plugin_descriptor, feature); f!(coordsh_plugin_descriptor, feature_size);
     s!(coordsh_param); f!(coordsh_param, name); f!(coordsh_param, r#type, "type"); f!(coordsh_param, optional); f!(coordsh_param, summary);
     s!(coordsh_ctx); f!(coordsh_ctx, host); f!(coordsh_ctx, host_private);
     s!(coordsh_page); f!(coordsh_page, name); f!(coordsh_page, params); f!(coordsh_page, param_count); f!(coordsh_page, summary);
@@ -32,9 +32,9 @@ fn layout() {
     f!(coordsh_message, handler);
     s!(coordsh_feature); f!(coordsh_feature, name); f!(coordsh_feature, prefix); f!(coordsh_feature, summary); f!(coordsh_feature, pages);
     f!(coordsh_feature, page_count); f!(coordsh_feature, messages); f!(coordsh_feature, message_count); f!(coordsh_feature, uses);
-    f!(coordsh_feature, use_count); f!(coordsh_feature, migrations); f!(coordsh_feature, migration_count);
+    f!(coordsh_feature, use_count); f!(coordsh_feature, migrations); f!(coordsh_feature, migration_count); f!(coordsh_feature, complete);
     s!(coordsh_value); f!(coordsh_value, r#type, "type"); f!(coordsh_value, integer); f!(coordsh_value, real); f!(coordsh_value, text);
     s!(coordsh_host); f!(coordsh_host, size); f!(coordsh_host, set_error); f!(coordsh_host, note); f!(coordsh_host, display);
     f!(coordsh_host, send); f!(coordsh_host, arg_int); f!(coordsh_host, arg_string); f!(coordsh_host, set_title); f!(coordsh_host, add_line);
-    f!(coordsh_host, sql); f!(coordsh_host, setting); f!(coordsh_host, login);
+    f!(coordsh_host, sql); f!(coordsh_host, setting); f!(coordsh_host, login); f!(coordsh_host, arg_double);
 }

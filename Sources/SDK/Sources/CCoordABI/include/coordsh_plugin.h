@@ -35,8 +35,13 @@ typedef struct coordsh_plugin_descriptor {
     const char *version;     /* the plugin's own version, e.g. "1.0.0" */
     void *plugin;            /* +1 retained Swift object conforming to CoordSDK.CoordPlugin */
     const char *error;       /* a reason when the entry returns non-zero; may be NULL */
-    /* Version 2 only (appended: a version 1 plugin never writes it). */
+    /* Version 2 only (appended: a version 1 plugin never writes them; the host zeroes the
+     * descriptor before the entry fills it). */
     const struct coordsh_feature *feature;
+    /* sizeof(coordsh_feature) as the plugin was built: coordsh_feature's fields are only
+     * appended, and the host reads only those the plugin's size covers. 0 means the first
+     * version's (up to migration_count, without `complete`). */
+    uint32_t feature_size;
 } coordsh_plugin_descriptor;
 
 /* Returns 0 on success; anything else is a refusal with descriptor->error as the reason. */
@@ -64,7 +69,8 @@ enum {
     COORDSH_TYPE_INT = 1,    /* int64_t;     optional: const int64_t * (NULL when not given) */
     COORDSH_TYPE_BOOL = 2,   /* int32_t 0/1; optional: const int32_t * (NULL when not given) */
     COORDSH_TYPE_STRING = 3, /* const char *; optional: the same, NULL when not given */
-    COORDSH_TYPE_ROUTE = 4   /* a page as text ("content/product id=7"): passed as a string */
+    COORDSH_TYPE_ROUTE = 4,  /* a page as text ("content/product id=7"): passed as a string */
+    COORDSH_TYPE_DOUBLE = 5  /* double, finite; optional: const double * (NULL when not given) */
 };
 
 typedef struct coordsh_param {
@@ -120,6 +126,12 @@ typedef struct coordsh_feature {
     const char *const *migrations;  /* SQL statements, applied once each, in order, as steps
                                        "c1", "c2", …: append, never edit or reorder */
     int32_t migration_count;
+    /* Since feature_size covers it; may be NULL. Offers values for the parameter named
+     * `parameter` (of any of the feature's pages or messages) while the person types, Tab at
+     * the prompt: call add_line once per value. Called on the main thread like a render
+     * function, with no page or message: display and send fail here; sql, setting and login
+     * work. Return 0 (offering nothing is 0 with no line). */
+    int32_t (*complete)(coordsh_ctx *ctx, const char *parameter);
 } coordsh_feature;
 
 /* One SQL value: a bound parameter, or a column of a row. */
@@ -162,6 +174,8 @@ typedef struct coordsh_host {
     const char *(*setting)(coordsh_ctx *ctx, const char *key);
     /* Who is logged in in this scene (the login feature's name for them), NULL for nobody. */
     const char *(*login)(coordsh_ctx *ctx);
+    /* Rendering: a page's number argument (COORDSH_TYPE_DOUBLE), as arg_int. */
+    int32_t (*arg_double)(coordsh_ctx *ctx, const char *name, double *value);
 } coordsh_host;
 
 /* What a render function or a handler is given. Only `host` is the plugin's to read. */

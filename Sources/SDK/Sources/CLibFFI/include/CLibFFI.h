@@ -13,5 +13,6 @@
 ffi_type *coordsh_ffi_type_pointer(void);
 ffi_type *coordsh_ffi_type_sint32(void);
 ffi_type *coordsh_ffi_type_sint64(void);
+ffi_type *coordsh_ffi_type_double(void);
 
 #endif
