@@ -100,7 +100,7 @@ struct MacroErrorTests {
             """,
             diagnostics: [
                 DiagnosticSpec(message: "case 'point': 'x' is of type Float, which has no route form; use Int, String, Bool, Double or RouteRequest, or an optional of one", line: 4, column: 19),
-                DiagnosticSpec(message: "case 'point': 'y' is of type Float?, which has no route form; use Int, String, Bool, Double or RouteRequest, or an optional of one", line: 4, column: 30),
+                DiagnosticSpec(message: "case 'point': 'y' is of type Float?, which has no route form; use Int, String, Bool, Double or RouteRequest, or an optional of one", line: 4, column: 29),
                 DiagnosticSpec(message: "case 'many': 'ids' is of type [Int], which has no route form; use Int, String, Bool, Double or RouteRequest, or an optional of one", line: 5, column: 20),
                 DiagnosticSpec(message: "case 'twice': 'id' is of type Int??, which has no route form; use Int, String, Bool, Double or RouteRequest, or an optional of one", line: 6, column: 20),
             ])

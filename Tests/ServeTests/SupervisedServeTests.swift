@@ -13,11 +13,12 @@ struct SupervisedServeTests {
 
     /// A server loading the bundled plugins and the crasher from `FOLDER/plugins`, with
     /// ann@example.com's account created (password "correct horse battery").
-    static func serverWithCrasher(config: String = "") throws -> Server {
+    static func serverWithCrasher(config: String = "", also: (String) throws -> Void = { _ in }) throws -> Server {
         try Server(config: "[plugins]\ndirs = [\"$SDK_DIR\", \"$FOLDER/plugins\"]\n\(config)") { folder in
             try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
             chmod(folder + "/plugins", 0o755)
             try FixtureBuilder.buildCrasher(output: folder + "/plugins/libcrasher.so")
+            try also(folder + "/plugins")
             let environment = [
                 "HOME": folder, "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state", "PW": "correct horse battery",
             ]
@@ -176,6 +177,22 @@ struct SupervisedServeTests {
         #expect(failed.contains { $0.hasPrefix("upgrade failed: the new app process did not load crasher (") && $0.hasSuffix("; the running version keeps serving") }, "\(failed)")
         #expect(try Self.send(a, "where").result?.route == "crasher/news")
         #expect(try Self.send(b, "open crasher/news").result?.lines == ["── News ──", "version 2 is here"])
+        #expect(try server.stop() == 0)
+    }
+
+    @Test("upgrade of a C plugin: typed 2.0.0, with a second page, dropped in while a scene is on its page; the scene keeps the page and opens the new one")
+    func upgradeCPlugin() throws {
+        let source = FixtureBuilder.sources + "/c_types.c"
+        let server = try Self.serverWithCrasher { plugins in try FixtureBuilder.buildCPlugin(source, output: plugins + "/libtyped.so") }
+        let client = try ServeTests.attach(server)
+        #expect(try Self.send(client, "open typed/point x=1.5").result?.lines == ["── Point ──", "x=1.5"])
+        let plugins = server.folder + "/plugins"
+        try FixtureBuilder.buildCPlugin(source, output: plugins + "/.libtyped.so.new", defines: ["SECOND"])
+        #expect(rename(plugins + "/.libtyped.so.new", plugins + "/libtyped.so") == 0)
+        let notes = try Self.notes(client, until: "upgraded:", server: server)
+        #expect(notes.contains { $0.hasPrefix("upgraded: typed 2.0.0 (was 1.0.0)") }, "\(notes)")
+        #expect(try Self.send(client, "where").result?.route == "typed/point x=1.5")
+        #expect(try Self.send(client, "open typed/origin").result?.lines == ["── Origin ──", "x=0 y=0"])
         #expect(try server.stop() == 0)
     }
 
