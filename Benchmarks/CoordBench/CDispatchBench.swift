@@ -8,8 +8,10 @@ import Foundation
 /// coordinator. The C plugin is built with the system's `cc` and loaded as coordsh loads one.
 @MainActor
 enum CDispatchBench {
-    static let iterations = 500_000
-    static let rounds = 11
+    /// Many short rounds, each a Swift batch then a C batch, the ratio taken per round: on a
+    /// shared machine a slow spell then hits both sides of one ratio instead of one side of it.
+    static let iterations = 50_000
+    static let rounds = 101
 
     final class Total { var value = 0 }
 

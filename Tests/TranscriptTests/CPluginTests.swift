@@ -66,7 +66,7 @@ struct CPluginTests {
         }
     }
 
-    @Test("every type reaches a C handler as the header says (a double among them, each required and optional), a page reads its numbers, --json, a deep link and plugin check see the C feature as a Swift one")
+    @Test("every type reaches a C handler as the header says (a double among them, each required and optional), a page reads its numbers, a handler sending to one of the same signature keeps its own arguments, --json, a deep link and plugin check see the C feature as a Swift one")
     func everyTypeArrives() throws {
         let folder = try makeTemporaryDirectory("ctypes")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -76,7 +76,7 @@ struct CPluginTests {
         let environment = ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "NO_COLOR": "1"]
         let check = try run(BuildProducts.coordsh, ["plugin", "check", library], environment: environment)
         #expect(check.status == 0 && check.stdout.hasSuffix("18 passed, 0 failed\n"), "\(check.stdout)\(check.stderr)")
-        #expect(check.stdout.contains("3 functions (1 render, 1 handlers, 1 completion), all in the plugin's image"), "\(check.stdout)")
+        #expect(check.stdout.contains("5 functions (1 render, 3 handlers, 1 completion), all in the plugin's image"), "\(check.stdout)")
 
         func shell(_ arguments: [String]) throws -> RunResult {
             try run(BuildProducts.coordsh, ["--plugin-dir", folder + "/plugins"] + arguments, environment: environment)
@@ -84,7 +84,7 @@ struct CPluginTests {
         let typed = try shell([
             "-c", "typed every 7 yes 'two words' 2.5 content/catalog",
             "-c", "typed every count=-3 flag=no text=x amount=-0.125 route='cart/cart' maybeCount=9 maybeFlag=on maybeText=y maybeAmount=1e3",
-            "-c", "open typed/point x=1.5 y=-2", "-c", "open typed/point x=0.1",
+            "-c", "open typed/point x=1.5 y=-2", "-c", "open typed/point x=0.1", "-c", "typed relay outer 5",
         ])
         #expect(typed.stdout == """
             note: count=7 flag=1 text=two words amount=2.5 route=content/catalog | - - - -
@@ -93,6 +93,8 @@ struct CPluginTests {
             x=1.5 y=-2
             ── Point ──
             x=0.1
+            note: echo: inner 2
+            note: relayed, still: outer 5
 
             """, "\(typed.stdout)\(typed.stderr)")
         #expect(typed.status == 0, "\(typed.stderr)")

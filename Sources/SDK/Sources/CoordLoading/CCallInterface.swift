@@ -35,8 +35,18 @@ final class CCallInterface {
     }
 
     let slots: [Slot]
-    private var cif = ffi_cif()
+    /// libffi's description of the call, in memory of its own: a call made during another
+    /// of the same signature reads it too, which an inout access to a stored property would
+    /// forbid (Swift's exclusivity check stops the process).
+    private let cif: UnsafeMutablePointer<ffi_cif>
     private let types: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
+    /// The interface's own argument buffer — per slot, 8 bytes of argument and 8 of what an
+    /// optional one points to, after 16 for the ctx — and the pointers libffi reads, which
+    /// point into it and are set once. A call made while another is running (a handler that
+    /// sends a message handled by a function of the same signature) uses the stack instead.
+    private let storage: UnsafeMutableRawPointer
+    private let pointers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private var busy = false
 
     private init?(_ slots: [Slot]) {
         self.slots = slots
@@ -50,8 +60,16 @@ final class CCallInterface {
             default: coordsh_ffi_type_pointer()
             }
         }
-        guard ffi_prep_cif(&cif, FFI_DEFAULT_ABI, UInt32(slots.count + 1), coordsh_ffi_type_sint32(), types) == FFI_OK else {
+        cif = .allocate(capacity: 1)
+        cif.initialize(to: ffi_cif())
+        storage = .allocate(byteCount: 16 * (slots.count + 1), alignment: 8)
+        pointers = .allocate(capacity: slots.count + 1)
+        for index in 0...slots.count { pointers[index] = storage + 16 * index }
+        guard ffi_prep_cif(cif, FFI_DEFAULT_ABI, UInt32(slots.count + 1), coordsh_ffi_type_sint32(), types) == FFI_OK else {
             types.deallocate()
+            cif.deallocate()
+            storage.deallocate()
+            pointers.deallocate()
             return nil
         }
     }
@@ -63,52 +81,64 @@ final class CCallInterface {
     }
 
     /// The same, each slot's value read by `value(index)` as it is laid out (a message's
-    /// arguments by name, with no array made for them).
-    ///
-    /// Everything an argument needs lives in one stack buffer for the call — per slot, 8 bytes
-    /// of argument and 8 of what an optional one points to — and the pointers libffi reads in
-    /// another; only a string argument is copied (it must end with a NUL the plugin can read).
+    /// arguments by name, with no array made for them). Only a string argument is copied (it
+    /// must end with a NUL the plugin can read), and freed after the call.
     func call(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, value: (Int) -> Value?) -> Int32 {
+        guard !busy else { return callOnTheStack(function, context: context, value: value) }
+        busy = true
+        defer { busy = false }
+        return invoke(function, context: context, base: storage, pointers: pointers, value: value)
+    }
+
+    /// A call during a call: its buffers on the stack.
+    private func callOnTheStack(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, value: (Int) -> Value?) -> Int32 {
         let count = slots.count
         return withUnsafeTemporaryAllocation(byteCount: 16 * (count + 1), alignment: 8) { bytes in
             withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: count + 1) { arguments in
-                guard let base = bytes.baseAddress else { return -1 }
-                var owned: [UnsafeMutablePointer<CChar>] = []
-                defer { for pointer in owned { free(pointer) } }
-                base.storeBytes(of: UnsafeMutableRawPointer(context), as: UnsafeMutableRawPointer.self)
-                arguments[0] = base
-                for index in 0..<count {
-                    let place = base + 16 * (index + 1), box = place + 8
-                    let slot = slots[index]
-                    switch (slot.kind, slot.optional, value(index)) {
-                    case (.int, false, let value):
-                        place.storeBytes(of: Int64(value?.intValue ?? 0), as: Int64.self)
-                    case (.bool, false, let value):
-                        place.storeBytes(of: Int32(value?.boolValue == true ? 1 : 0), as: Int32.self)
-                    case (.double, false, let value):
-                        place.storeBytes(of: value?.doubleValue ?? 0, as: Double.self)
-                    case (.int, true, .some(let value)):
-                        box.storeBytes(of: Int64(value.intValue ?? 0), as: Int64.self)
-                        place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
-                    case (.bool, true, .some(let value)):
-                        box.storeBytes(of: Int32(value.boolValue == true ? 1 : 0), as: Int32.self)
-                        place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
-                    case (.double, true, .some(let value)):
-                        box.storeBytes(of: value.doubleValue ?? 0, as: Double.self)
-                        place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
-                    case (.string, _, .some(let value)), (.route, _, .some(let value)):
-                        let copy = strdup(value.description)
-                        if let copy { owned.append(copy) }
-                        place.storeBytes(of: copy.map(UnsafeMutableRawPointer.init), as: UnsafeMutableRawPointer?.self)
-                    case (_, _, nil):
-                        place.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
-                    }
-                    arguments[index + 1] = place
-                }
-                var result: ffi_arg = 0
-                ffi_call(&cif, function, &result, arguments.baseAddress)
-                return Int32(truncatingIfNeeded: result)
+                guard let base = bytes.baseAddress, let pointers = arguments.baseAddress else { return -1 }
+                for index in 0...count { pointers[index] = base + 16 * index }
+                return invoke(function, context: context, base: base, pointers: pointers, value: value)
             }
         }
+    }
+
+    /// Lays the arguments out in `base` (whose slots `pointers` point at) and calls.
+    private func invoke(
+        _ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, base: UnsafeMutableRawPointer,
+        pointers: UnsafeMutablePointer<UnsafeMutableRawPointer?>, value: (Int) -> Value?
+    ) -> Int32 {
+        var owned: [UnsafeMutablePointer<CChar>] = []
+        defer { for pointer in owned { free(pointer) } }
+        base.storeBytes(of: UnsafeMutableRawPointer(context), as: UnsafeMutableRawPointer.self)
+        for index in 0..<slots.count {
+            let place = base + 16 * (index + 1), box = place + 8
+            let slot = slots[index]
+            switch (slot.kind, slot.optional, value(index)) {
+            case (.int, false, let value):
+                place.storeBytes(of: Int64(value?.intValue ?? 0), as: Int64.self)
+            case (.bool, false, let value):
+                place.storeBytes(of: Int32(value?.boolValue == true ? 1 : 0), as: Int32.self)
+            case (.double, false, let value):
+                place.storeBytes(of: value?.doubleValue ?? 0, as: Double.self)
+            case (.int, true, .some(let value)):
+                box.storeBytes(of: Int64(value.intValue ?? 0), as: Int64.self)
+                place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
+            case (.bool, true, .some(let value)):
+                box.storeBytes(of: Int32(value.boolValue == true ? 1 : 0), as: Int32.self)
+                place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
+            case (.double, true, .some(let value)):
+                box.storeBytes(of: value.doubleValue ?? 0, as: Double.self)
+                place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
+            case (.string, _, .some(let value)), (.route, _, .some(let value)):
+                let copy = strdup(value.description)
+                if let copy { owned.append(copy) }
+                place.storeBytes(of: copy.map(UnsafeMutableRawPointer.init), as: UnsafeMutableRawPointer?.self)
+            case (_, _, nil):
+                place.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+            }
+        }
+        var result: ffi_arg = 0
+        ffi_call(cif, function, &result, pointers)
+        return Int32(truncatingIfNeeded: result)
     }
 }

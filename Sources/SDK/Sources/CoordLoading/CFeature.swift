@@ -49,49 +49,51 @@ final class CFeature {
     /// added), none when it fails: a completion that cannot be made offers nothing.
     func complete(_ parameter: String, services: AppDependency?) -> [String] {
         guard let complete = description.complete else { return [] }
-        let context = CCallContext(feature: self, level: nil, arguments: Arguments(), services: services)
-        let status = context.with { ctx in parameter.withCString { complete(ctx, $0) } }
-        guard status == 0, context.error == nil else { return [] }
-        return context.lines
-    }
-
-    /// Runs `body` with a call context for `level` and `arguments`: the idle one when there is
-    /// one (a call made during another gets a new one), kept idle again after.
-    func withCall<T>(level: Responder, arguments: Arguments, _ body: (CCallContext) throws -> T) rethrows -> T {
-        let context: CCallContext
-        if let spare = idle {
-            idle = nil
-            spare.reuse(level: level, arguments: arguments)
-            context = spare
-        } else {
-            context = CCallContext(feature: self, level: level, arguments: arguments)
+        let (status, said) = run(level: nil, arguments: Arguments(), services: services) { ctx in
+            parameter.withCString { complete(ctx, $0) }
         }
-        // Kept as it ended (its level unowned, its `inCall` false) until the next call readies it.
-        defer { idle = context }
-        return try body(context)
+        guard status == 0, said.error == nil else { return [] }
+        return said.lines
     }
 
-    /// Calls `function(ctx, values…)` in `context`; the error the plugin set (or one that
-    /// says it set none) when it returns non-zero.
+    /// Runs one call of the plugin's code, `body(ctx)`, at `level` with `arguments` (a
+    /// completion: at no level, with `services`), in the idle context when there is one (a
+    /// call made during another gets a new one), kept idle again after. Returns the call's
+    /// status and what the plugin said.
+    func run(
+        level: Responder?, arguments: Arguments, services: AppDependency? = nil, _ body: (UnsafeMutablePointer<coordsh_ctx>) -> Int32
+    ) -> (status: Int32, said: CCallContext.Said) {
+        let context = idle ?? CCallContext(feature: self)
+        idle = nil
+        context.begin(level: level, arguments: arguments, services: services)
+        let status = body(context.ctx)
+        let said = context.end()
+        idle = context
+        return (status, said)
+    }
+
+    /// Calls `function(ctx, values…)` at `level`: what the plugin said, or the error it set
+    /// (or one that says it set none) when it returns non-zero. Its notes are reported at
+    /// `level` either way.
     func call(
-        _ interface: CCallInterface?, _ function: coordsh_handler_fn, names: [String], context: CCallContext, what: String
-    ) throws -> Int32 {
+        _ interface: CCallInterface?, _ function: coordsh_handler_fn, names: [String], level: Responder, arguments: Arguments, what: String
+    ) throws -> CCallContext.Said {
         guard let interface else {
             throw CoordError.failed("\(prefix) \(what): libffi could not prepare its signature")
         }
         // The arguments were checked at the feature's door in the declared order: each is
         // found at its own place unless an optional one before it was left out.
-        let given = context.arguments.values
-        let status = context.with { ctx in
+        let given = arguments.values
+        let (status, said) = run(level: level, arguments: arguments) { ctx in
             interface.call(function, context: ctx) { index in
-                index < given.count && given[index].name == names[index] ? given[index].value : context.arguments[names[index]]
+                index < given.count && given[index].name == names[index] ? given[index].value : arguments[names[index]]
             }
         }
-        if !context.notes.isEmpty { for note in context.notes { context.level?.report(.note(note)) } }
-        if status != 0 || context.error != nil {
-            throw CoordError.failed(context.error ?? "\(prefix) \(what): the plugin returned \(status) without saying why")
+        for note in said.notes { level.report(.note(note)) }
+        if status != 0 || said.error != nil {
+            throw CoordError.failed(said.error ?? "\(prefix) \(what): the plugin returned \(status) without saying why")
         }
-        return status
+        return said
     }
 }
 
@@ -119,14 +121,15 @@ final class CCoordinator: Coordinator {
             // Prepared once per signature, looked up once per message, here.
             let interface = CCallInterface.interface(for: message.params.map { CCallInterface.Slot(kind: $0.kind, optional: $0.optional) })
             let names = message.params.map(\.name)
+            // What the handler's closure needs, captured alone: not the whole description,
+            // which would be copied on every call.
+            let handler = message.handler, verb = message.verb
             let waiting: WaitingHandler? = message.waiting.map { line -> WaitingHandler in { _, _ in line } }
             handle(
                 MessageName(prefix: feature.prefix, verb: message.verb), needs: message.needs.map(DependencyKey.init),
                 whileWaiting: waiting
             ) { [unowned self] received in
-                try feature.withCall(level: self, arguments: received.arguments) { context in
-                    _ = try feature.call(interface, message.handler, names: names, context: context, what: message.verb)
-                }
+                _ = try feature.call(interface, handler, names: names, level: self, arguments: received.arguments, what: verb)
                 return .handled
             }
         }
@@ -152,14 +155,13 @@ final class CPageView: PageView {
 
     override func render() -> Rendering {
         let function = unsafeBitCast(renderFunction, to: coordsh_handler_fn.self)
-        return feature.withCall(level: self, arguments: page.arguments) { context in
-            do {
-                _ = try feature.call(CCallInterface.interface(for: []), function, names: [], context: context, what: "page \(page.name)")
-            } catch {
-                return Rendering(title: context.title ?? page.name, lines: ["(\(error))"])
-            }
-            let lines = context.cut ? context.lines + ["(more than \(CCallContext.maxLines) lines: the rest was cut)"] : context.lines
-            return Rendering(title: context.title ?? page.name, lines: lines)
+        let said: CCallContext.Said
+        do {
+            said = try feature.call(CCallInterface.interface(for: []), function, names: [], level: self, arguments: page.arguments, what: "page \(page.name)")
+        } catch {
+            return Rendering(title: page.name, lines: ["(\(error))"])
         }
+        let lines = said.cut ? said.lines + ["(more than \(CCallContext.maxLines) lines: the rest was cut)"] : said.lines
+        return Rendering(title: said.title ?? page.name, lines: lines)
     }
 }

@@ -2,129 +2,6 @@ import CCoordABI
 @_spi(Host) import CoordSDK
 import Foundation
 
-/// One call into a C plugin (a handler or a render function): what the host functions it
-/// calls may reach — the level it runs at, the arguments — and what it said.
-///
-/// Its `coordsh_ctx` is the plugin's only handle on it: `ctx.host_private` points at it
-/// unretained, and a host function called with the idle context's ctx between calls (a
-/// plugin that kept one) finds `inCall` false and does nothing. The strings handed to the plugin during a call (an
-/// argument, a setting) are freed when the call returns, as the header says. A feature keeps
-/// one idle context for its next call (`CFeature.withCall`), so that a call allocates
-/// nothing; a call made during a call (a handler that sends to its own feature) gets its own.
-/// Not isolated to the main actor as a type (its end would then check the executor), but
-/// used only there: made by a main-actor call and handed to C for that call's length.
-final class CCallContext: @unchecked Sendable {
-    /// Lines a render function may add, and bytes of one line: more is cut, with a note.
-    static let maxLines = 2000
-    static let maxLineBytes = 4096
-
-    /// The feature outlives every context it makes (it keeps the idle one).
-    unowned let feature: CFeature
-    /// The level the call runs at; the caller holds it for the call's length. Nil for a
-    /// completion, which runs at no level: it has `services` only.
-    unowned var level: Responder?
-    /// The scene's services for a call at no level (a completion).
-    private var services: AppDependency?
-    /// The services the call's level sees (or a completion was given).
-    @MainActor var dependencies: AppDependency? { level?.dependencies ?? services }
-    var arguments: Arguments
-    /// What the plugin said during the call: one value, so that readying a context for the
-    /// next call is one write.
-    private var said = Said()
-    private struct Said {
-        var title: String?
-        var lines: [String] = []
-        var error: String?
-        var notes: [String] = []
-        var cut = false
-    }
-    var title: String? {
-        get { said.title }
-        set { said.title = newValue }
-    }
-    var lines: [String] { said.lines }
-    var error: String? {
-        get { said.error }
-        set { said.error = newValue }
-    }
-    var notes: [String] { said.notes }
-    func addLine(_ line: String) { said.lines.append(line) }
-    func addNote(_ line: String) { said.notes.append(line) }
-    var cut: Bool {
-        get { said.cut }
-        set { said.cut = newValue }
-    }
-    /// True between `with`'s start and end: a host function called otherwise is refused.
-    private(set) var inCall = false
-    private var lent: [UnsafeMutablePointer<CChar>] = []
-    /// The `coordsh_ctx` handed to the plugin, one per context, made once.
-    private let ctx: UnsafeMutablePointer<coordsh_ctx>
-
-    /// The feature's name and prefix, for the lines the host writes.
-    let name: String
-    let prefix: String
-
-    @MainActor
-    init(feature: CFeature, level: Responder?, arguments: Arguments, services: AppDependency? = nil) {
-        self.feature = feature
-        name = feature.name
-        prefix = feature.prefix
-        self.level = level
-        self.arguments = arguments
-        self.services = services
-        ctx = .allocate(capacity: 1)
-        ctx.initialize(to: coordsh_ctx(host: CHostTable.table, host_private: nil))
-        ctx.pointee.host_private = Unmanaged.passUnretained(self).toOpaque()
-    }
-
-    deinit { ctx.deallocate() }
-
-    /// Readies an idle context for a new call at `level`.
-    func reuse(level: Responder, arguments: Arguments) {
-        self.level = level
-        self.arguments = arguments
-        said = Said()
-    }
-
-    /// Runs `body` with this call's `coordsh_ctx`, then frees what was lent.
-    func with<T>(_ body: (UnsafeMutablePointer<coordsh_ctx>) -> T) -> T {
-        inCall = true
-        defer {
-            inCall = false
-            if !lent.isEmpty {
-                for pointer in lent { free(pointer) }
-                lent.removeAll()
-            }
-        }
-        return body(ctx)
-    }
-
-    /// A copy of `text` the plugin may read until the call returns.
-    func lend(_ text: String) -> UnsafePointer<CChar>? {
-        guard let copy = strdup(text) else { return nil }
-        lent.append(copy)
-        return UnsafePointer(copy)
-    }
-
-    /// Text from the plugin, or nil after recording why it cannot be read.
-    func text(_ pointer: UnsafePointer<CChar>?, _ what: String) -> String? {
-        guard let pointer else {
-            error = error ?? "\(name): \(what): NULL where text was expected"
-            return nil
-        }
-        guard let value = CText.read(pointer, limit: Self.maxLineBytes) else {
-            error = error ?? "\(name): \(what) is not UTF-8 text (or longer than \(Self.maxLineBytes) bytes)"
-            return nil
-        }
-        return value
-    }
-
-    func fail(_ message: String) -> Int32 {
-        error = error ?? message
-        return -1
-    }
-}
-
 /// The table of host functions every C plugin's `ctx->host` points at: one, built once,
 /// each entry a C function that finds its call's `CCallContext` through the ctx.
 enum CHostTable {
@@ -186,8 +63,8 @@ enum CHostTable {
                 let line = Unsent(line)
                 call(ctx) { context in
                     guard let line = context.text(line.value, "add_line's line") else { return }
-                    guard context.lines.count < CCallContext.maxLines else {
-                        context.cut = true
+                    guard context.lineCount < CCallContext.maxLines else {
+                        context.markCut()
                         return
                     }
                     context.addLine(CoordError.oneLine(line))
@@ -337,11 +214,4 @@ extension CCallContext {
             }
         }
     }
-}
-
-/// A value from C (a pointer the plugin passed, or one lent back to it) that never leaves the
-/// main thread it arrived on, handed through `MainActor.assumeIsolated`.
-struct Unsent<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
