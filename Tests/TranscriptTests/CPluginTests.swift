@@ -36,6 +36,7 @@ struct CPluginTests {
     @Test("a C plugin that gets its descriptor or a call wrong is refused or reported in one line, and the host lives", arguments: [
         (1, "refused plugin", "message 'say': parameter 'text' has type 9, which this host does not know (1 int, 2 bool, 3 string, 4 route, 5 double)"),
         (12, "refused plugin", "feature_size 8 is smaller than the first coordsh_feature (88 bytes)"),
+        (13, "error", "bad: sql: column 'data' holds a blob, which a C plugin is not handed; select hex(…) or CAST(… AS TEXT)"),
         (2, "refused plugin", "message 'say' has no handler function"),
         (3, "refused plugin", "the feature's summary is not UTF-8 text (or longer than 4096 bytes)"),
         (8, "refused plugin", "pages: count -1 is out of bounds (0 to 256)"),

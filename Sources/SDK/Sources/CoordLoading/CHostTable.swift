@@ -181,6 +181,12 @@ extension CCallContext {
             let rows = try data.write { db in try db.rows(statement, bound) }
             guard let row else { return 0 }
             for result in rows {
+                // ABI 2 has no blob value (and coordsh_value cannot grow: plugins pass arrays of
+                // it): a blob is refused in one line rather than handed over as NULL.
+                if let index = result.values.firstIndex(where: { if case .blob = $0 { true } else { false } }) {
+                    let column = result.columns.indices.contains(index) ? "'\(result.columns[index])'" : "\(index + 1)"
+                    return fail("\(feature.prefix): sql: column \(column) holds a blob, which a C plugin is not handed; select hex(…) or CAST(… AS TEXT)")
+                }
                 let keep = deliver(result, to: row, user)
                 if keep != 0 { break }
             }
@@ -205,7 +211,7 @@ extension CCallContext {
             case .integer(let number): coordsh_value(type: Int32(COORDSH_SQL_INTEGER), integer: number, real: 0, text: nil)
             case .real(let number): coordsh_value(type: Int32(COORDSH_SQL_REAL), integer: 0, real: number, text: nil)
             case .text(let text): coordsh_value(type: Int32(COORDSH_SQL_TEXT), integer: 0, real: 0, text: copy(text))
-            case .blob: coordsh_value(type: Int32(COORDSH_SQL_NULL), integer: 0, real: 0, text: nil)
+            case .blob: coordsh_value(type: Int32(COORDSH_SQL_NULL), integer: 0, real: 0, text: nil)  // refused before
             }
         }
         return names.withUnsafeBufferPointer { nameBuffer in

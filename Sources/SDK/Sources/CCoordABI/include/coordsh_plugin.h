@@ -168,7 +168,8 @@ typedef struct coordsh_host {
     void (*add_line)(coordsh_ctx *ctx, const char *line);
     /* Runs one statement on the feature's data (its own tables, and what it declared and was
      * granted), `?` placeholders bound to `values` in order; `row` (may be NULL) is called for
-     * each row. Returns 0, or non-zero after set_error with the database's one-line reason. */
+     * each row. Returns 0, or non-zero after set_error with the database's one-line reason.
+     * A blob column is refused (there is no blob value): select hex(…) or CAST(… AS TEXT). */
     int32_t (*sql)(coordsh_ctx *ctx, const char *sql, int32_t count, const coordsh_value *values, coordsh_row_fn row, void *user);
     /* A key of the feature's own table of the config ([notes] key = "…") as text; NULL when unset. */
     const char *(*setting)(coordsh_ctx *ctx, const char *key);
