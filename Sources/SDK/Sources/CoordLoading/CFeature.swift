@@ -72,14 +72,14 @@ final class CFeature {
         return (status, said)
     }
 
-    /// Calls `function(ctx, values…)` at `level`: what the plugin said, or the error it set
-    /// (or one that says it set none) when it returns non-zero. Its notes are reported at
+    /// Calls `function(ctx, values…)` at `level`: what the plugin said, and the error it set
+    /// (or one that says it set none) when it returned non-zero. Its notes are reported at
     /// `level` either way.
     func call(
         _ interface: CCallInterface?, _ function: coordsh_handler_fn, names: [String], level: Responder, arguments: Arguments, what: String
-    ) throws -> CCallContext.Said {
+    ) -> (said: CCallContext.Said, failure: CoordError?) {
         guard let interface else {
-            throw CoordError.failed("\(prefix) \(what): libffi could not prepare its signature")
+            return (CCallContext.Said(), .failed("\(prefix) \(what): libffi could not prepare its signature"))
         }
         // The arguments were checked at the feature's door in the declared order: each is
         // found at its own place unless an optional one before it was left out.
@@ -90,10 +90,8 @@ final class CFeature {
             }
         }
         for note in said.notes { level.report(.note(note)) }
-        if status != 0 || said.error != nil {
-            throw CoordError.failed(said.error ?? "\(prefix) \(what): the plugin returned \(status) without saying why")
-        }
-        return said
+        guard status != 0 || said.error != nil else { return (said, nil) }
+        return (said, .failed(said.error ?? "\(prefix) \(what): the plugin returned \(status) without saying why"))
     }
 }
 
@@ -129,7 +127,8 @@ final class CCoordinator: Coordinator {
                 MessageName(prefix: feature.prefix, verb: message.verb), needs: message.needs.map(DependencyKey.init),
                 whileWaiting: waiting
             ) { [unowned self] received in
-                _ = try feature.call(interface, handler, names: names, level: self, arguments: received.arguments, what: verb)
+                let (_, failure) = feature.call(interface, handler, names: names, level: self, arguments: received.arguments, what: verb)
+                if let failure { throw failure }
                 return .handled
             }
         }
@@ -155,12 +154,9 @@ final class CPageView: PageView {
 
     override func render() -> Rendering {
         let function = unsafeBitCast(renderFunction, to: coordsh_handler_fn.self)
-        let said: CCallContext.Said
-        do {
-            said = try feature.call(CCallInterface.interface(for: []), function, names: [], level: self, arguments: page.arguments, what: "page \(page.name)")
-        } catch {
-            return Rendering(title: page.name, lines: ["(\(error))"])
-        }
+        let (said, failure) = feature.call(
+            CCallInterface.interface(for: []), function, names: [], level: self, arguments: page.arguments, what: "page \(page.name)")
+        if let failure { return Rendering(title: said.title ?? page.name, lines: ["(\(failure))"]) }
         let lines = said.cut ? said.lines + ["(more than \(CCallContext.maxLines) lines: the rest was cut)"] : said.lines
         return Rendering(title: said.title ?? page.name, lines: lines)
     }
