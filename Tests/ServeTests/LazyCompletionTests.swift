@@ -52,4 +52,23 @@ struct LazyCompletionTests {
         #expect(try ServeTests.complete(client, "open typed/point x=", word: "x=") == [])
         #expect(try server.stop() == 0)
     }
+
+    @Test("the C notes example offers the logged-in person's note numbers after 'notes show', and none to nobody")
+    func cNotesCompleteTheirIDs() throws {
+        let server = try ServeTests.Server(arguments: ["--single-process"]) { folder in
+            try FileManager.default.createDirectory(atPath: folder + "/data/coordsh/plugins", withIntermediateDirectories: true)
+            try FixtureBuilder.buildCPlugin(BuildProducts.packageRoot + "/Examples/C/notes.c", output: folder + "/data/coordsh/plugins/libnotes.so")
+            try SupervisedTests.createAccount(
+                [BuildProducts.coordsh, "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite", "--password-env", "PW"],
+                ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state", "PW": "correct horse battery"])
+        }
+        let client = try ServeTests.attach(server)
+        #expect(try ServeTests.complete(client, "notes show ", word: "") == [])
+        #expect(try SupervisedServeTests.send(client, "account login ann@example.com", secrets: ["correct horse battery"]).error == nil)
+        for text in ["milk", "bread", "tea"] { #expect(try SupervisedServeTests.send(client, "notes add \(text)").error == nil) }
+        #expect(try SupervisedServeTests.send(client, "notes remove 2").error == nil)
+        #expect(try ServeTests.complete(client, "notes show ", word: "") == ["1", "3"])
+        #expect(try ServeTests.complete(client, "notes remove 3", word: "3") == ["3"])
+        #expect(try server.stop() == 0)
+    }
 }
