@@ -37,12 +37,18 @@ struct LazyCompletionTests {
         #expect(try server.stop() == 0)
     }
 
+    /// A server (one process) with the C plugin `source` built into the person's plugin folder.
+    static func server(with source: String, as name: String, also: (String) throws -> Void = { _ in }) throws -> ServeTests.Server {
+        try ServeTests.Server(arguments: ["--single-process"]) { folder in
+            try FileManager.default.createDirectory(atPath: folder + "/data/coordsh/plugins", withIntermediateDirectories: true)
+            try FixtureBuilder.buildCPlugin(source, output: folder + "/data/coordsh/plugins/lib\(name).so")
+            try also(folder)
+        }
+    }
+
     @Test("a C plugin's completion function offers values as a Swift plugin's closure does: lines it adds, rows of its SQL; one that fails (a display while completing) offers nothing")
     func cPluginCompletes() throws {
-        let server = try ServeTests.Server(arguments: ["--single-process"]) { folder in
-            try FileManager.default.createDirectory(atPath: folder + "/data/coordsh/plugins", withIntermediateDirectories: true)
-            try FixtureBuilder.buildCPlugin(FixtureBuilder.sources + "/c_types.c", output: folder + "/data/coordsh/plugins/libtyped.so")
-        }
+        let server = try Self.server(with: FixtureBuilder.sources + "/c_types.c", as: "typed")
         let client = try ServeTests.attach(server)
         #expect(try ServeTests.complete(client, "typed every ", word: "") == ["12", "144"])
         #expect(try ServeTests.complete(client, "typed every 12 yes ", word: "") == ["tea", "toast"])
@@ -55,9 +61,7 @@ struct LazyCompletionTests {
 
     @Test("the C notes example offers the logged-in person's note numbers after 'notes show', and none to nobody")
     func cNotesCompleteTheirIDs() throws {
-        let server = try ServeTests.Server(arguments: ["--single-process"]) { folder in
-            try FileManager.default.createDirectory(atPath: folder + "/data/coordsh/plugins", withIntermediateDirectories: true)
-            try FixtureBuilder.buildCPlugin(BuildProducts.packageRoot + "/Examples/C/notes.c", output: folder + "/data/coordsh/plugins/libnotes.so")
+        let server = try Self.server(with: BuildProducts.packageRoot + "/Examples/C/notes.c", as: "notes") { folder in
             try SupervisedTests.createAccount(
                 [BuildProducts.coordsh, "--config", folder + "/coordsh.toml", "--db", folder + "/shop.sqlite", "--password-env", "PW"],
                 ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state", "PW": "correct horse battery"])

@@ -74,14 +74,9 @@ final class CCallInterface {
         }
     }
 
-    /// Calls `function(ctx, values…)` and returns its `int32_t`. `values` holds one value (or
-    /// nil for an optional one not given) per slot, already checked against the declaration.
-    func call(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, values: [Value?]) -> Int32 {
-        call(function, context: context) { index in index < values.count ? values[index] : nil }
-    }
-
-    /// The same, each slot's value read by `value(index)` as it is laid out (a message's
-    /// arguments by name, with no array made for them). Only a string argument is copied (it
+    /// Calls `function(ctx, values…)` and returns its `int32_t`, each slot's value (nil for an
+    /// optional one not given, already checked against the declaration) read by `value(index)`
+    /// as it is laid out: a message's arguments by name, with no array made for them. Only a string argument is copied (it
     /// must end with a NUL the plugin can read), and freed after the call.
     func call(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, value: (Int) -> Value?) -> Int32 {
         guard !busy else { return callOnTheStack(function, context: context, value: value) }
