@@ -84,6 +84,9 @@ final class AccountService: AccountManaging {
     /// How long a login session can be resumed.
     static let sessionLifetime: TimeInterval = 30 * 24 * 3600
 
+    /// `date` as the SDK's UTC timestamp text, which the sessions table compares.
+    static func timestamp(_ date: Date) -> String { SQLValue.timestamp(secondsSince1970: Int(date.timeIntervalSince1970.rounded(.down))) }
+
     private lazy var store = FeatureStore(feature: "account", migrations: Self.migrations)
     private var dependencies: AppDependency { store.dependencies }
 
@@ -179,7 +182,7 @@ final class AccountService: AccountManaging {
         try store.data().write { db in
             try db.execute(
                 "INSERT INTO sessions (token_digest, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                [SQLValue(digest), SQLValue(user.id), SQLValue(SQLValue.timestamp(now)), SQLValue(SQLValue.timestamp(now.addingTimeInterval(Self.sessionLifetime)))])
+                [SQLValue(digest), SQLValue(user.id), SQLValue(Self.timestamp(now)), SQLValue(Self.timestamp(now.addingTimeInterval(Self.sessionLifetime)))])
         }
         return token
     }
@@ -191,7 +194,7 @@ final class AccountService: AccountManaging {
                 """
                 SELECT users.id, users.email FROM sessions JOIN users ON users.id = sessions.user_id
                 WHERE sessions.token_digest = ? AND sessions.revoked_at IS NULL AND sessions.expires_at > ?
-                """, [SQLValue(digest), SQLValue(SQLValue.timestamp(Date()))])
+                """, [SQLValue(digest), SQLValue(Self.timestamp(Date()))])
             else { return nil }
             return UserAccount(id: row.int64("id"), email: row.string("email"), confirmed: true)
         }
@@ -202,7 +205,7 @@ final class AccountService: AccountManaging {
         try store.data().write { db in
             try db.execute(
                 "UPDATE sessions SET revoked_at = ? WHERE token_digest = ? AND revoked_at IS NULL",
-                [SQLValue(SQLValue.timestamp(Date())), SQLValue(digest)])
+                [SQLValue(Self.timestamp(Date())), SQLValue(digest)])
         }
     }
 

@@ -32,6 +32,7 @@ final class StoreGuard {
             }
         case .postgresql:
             if guardian.checker.mirroredVersion == nil { try mirror(db, version: 0) }
+        @unknown default: throw Self.unknownBackend(db)
         }
     }
 
@@ -71,9 +72,16 @@ final class StoreGuard {
                 let parts = (columns[table] ?? []) + (unique[table] ?? [])
                 statements.append(("table", table, "CREATE TABLE \(StatementChecker.quote(table)) (\(parts.joined(separator: ", ")))"))
             }
+        @unknown default: throw Self.unknownBackend(db)
         }
         guardian.checker.mirror(statements, version: version)
         guardian.invalidate()
+    }
+
+    /// A backend a later SDK names and this host's data layer does not know: refused in one
+    /// line rather than checked as if it were one of the two it knows.
+    nonisolated static func unknownBackend(_ db: any SQLDatabase) -> CoordError {
+        .database("this coordsh does not know the data backend '\(db.backend.rawValue)'")
     }
 
     nonisolated func loadOwners(_ db: any SQLDatabase) throws {
@@ -81,6 +89,7 @@ final class StoreGuard {
         switch db.backend {
         case .sqlite: exists = try db.int("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [SQLValue(DataGuard.ownersTable)]) ?? 0 > 0
         case .postgresql: exists = try db.int("SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?", [SQLValue(DataGuard.ownersTable)]) ?? 0 > 0
+        @unknown default: throw Self.unknownBackend(db)
         }
         let rows = exists ? try db.rows("SELECT table_name, feature FROM \(DataGuard.ownersTable)", []) : []
         guardian.loadOwners(rows.map { ($0.string("table_name"), $0.string("feature")) })

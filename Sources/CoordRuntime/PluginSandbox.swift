@@ -60,6 +60,8 @@ public enum PluginSandbox {
             switch capability {
             case .readPath, .writePath, .connect, .run: reach.append(capability)
             case .read, .write, .service: continue
+            // A kind of reach a later SDK adds is not let through until this host knows it.
+            @unknown default: continue
             }
         }
         return reach
@@ -108,6 +110,7 @@ public enum PluginSandbox {
             case .connect(_, let port): if let port = UInt16(exactly: port), !policy.connectPorts.contains(port) { policy.connectPorts.append(port) }
             case .run(let program): policy.executable.append(program)
             case .read, .write, .service: continue
+            @unknown default: continue  // as in `reach`: unknown reach is not let through
             }
         }
         return policy

@@ -41,7 +41,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "CCoordABI"),
-        .target(name: "CoordSDK", dependencies: ["CCoordABI"]),
+        // Built for library evolution: a plugin compiled against this release keeps loading in
+        // every later release of the same major version (PLUGIN-GUIDE.md, "Which SDK a plugin
+        // needs"). The compiler then also writes CoordSDK.swiftinterface, the text form of the
+        // public face that scripts/sdk-api compares with the last release's.
+        .target(name: "CoordSDK", dependencies: ["CCoordABI"], swiftSettings: [.unsafeFlags(["-enable-library-evolution", "-no-verify-emitted-module-interface"])]),
         .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
         .target(name: "CoordLoading", dependencies: ["CoordSDK", "CCoordABI", "CLibFFI"]),
         .target(name: "CoordContract", dependencies: ["CoordSDK", "CoordLoading"]),

@@ -20,6 +20,9 @@ let package = Package(
         .package(path: "../SDK"),
     ],
     targets: [
-        .target(name: "CoordShop", dependencies: [.product(name: "CoordSDK", package: "SDK")]),
+        // Built for library evolution, as CoordSDK is: a shop plugin built against CoordShop 3.x
+        // keeps loading with every later 3.y.
+        .target(name: "CoordShop", dependencies: [.product(name: "CoordSDK", package: "SDK")],
+                swiftSettings: [.unsafeFlags(["-enable-library-evolution", "-no-verify-emitted-module-interface"])]),
     ]
 )

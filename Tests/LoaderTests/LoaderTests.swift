@@ -114,10 +114,10 @@ final class LoaderTests {
             ("libbadmagic.so", .badMagic, "bad magic number — host expects 0x434F4F52, plugin has 0xDEADBEEF"),
             ("libfutureabi.so", .abiMismatch, "plugin ABI version mismatch — host speaks 1 (Swift) and 2 (C), plugin is 99"),
             ("libentryerror.so", .entryFailed, "entry returned 3: database credentials missing"),
-            ("libothersdk.so", .sdkMismatch, "SDK version mismatch — host has CoordSDK \(CoordSDKVersion.library), plugin was built against 0.0.1"),
+            ("libothersdk.so", .sdkMismatch, "SDK version mismatch — plugin was built against CoordSDK 0.0.1, this coordsh has \(CoordSDKVersion.library) — another major version, whose API and ABI are not promised to match; rebuild the plugin against CoordSDK 1.x"),
             ("libothercompiler.so", .compilerMismatch, "Swift compiler mismatch — host was built with Swift \(CoordSDKVersion.compiler), plugin with 5.9"),
             ("libduplicateprefix.so", .duplicate, "duplicate prefix 'cart': already used by feature 'cart'"),
-            ("libothershop.so", .libraryMismatch, "CoordShop version mismatch — it is loaded with CoordShop 2.0.0, plugin was built against 0.0.1; rebuild the plugin against this SDK"),
+            ("libothershop.so", .libraryMismatch, "CoordShop version mismatch — plugin was built against CoordShop 0.0.1, this coordsh has 3.0.0 — another major version, whose API and ABI are not promised to match; rebuild the plugin against CoordShop 3.x"),
             ("libnofarm.so", .libraryMismatch, "it was built against CoordFarm 2.0.0 but is not linked with libCoordFarm.so"),
         ]
         #expect(refusals.count == expected.count)

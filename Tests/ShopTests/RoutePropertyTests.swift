@@ -144,6 +144,8 @@ final class RoutePropertyTests {
         case .string: .string(text())
         case .route: .route(route(depth: depth + 1))
         case .double: .double(double())
+        // A new type is a compile-time warning here first (the switch lists every known one).
+        @unknown default: preconditionFailure("no generator for \(type)")
         }
     }
 
@@ -238,6 +240,7 @@ final class RoutePropertyTests {
             ""
         case .double:
             ["", "one", "1.5.2", "nan", "inf", "-infinity", "1e999", "0x", "1,5", "--1"].pick(from: &random)
+        @unknown default: preconditionFailure("no bad text for \(type)")
         }
     }
 }

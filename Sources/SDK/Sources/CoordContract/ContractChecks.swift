@@ -9,7 +9,7 @@ extension ContractSuite {
         case "entry": return checkEntry
         case "magic": return { try self.loaded().checkMagic(); return "0x434F4F52" }
         case "abi-version": return { try self.loaded().checkABIVersion(); return try self.loaded().isC ? "version \(PluginABI.versionC) (C)" : "version \(PluginABI.version)" }
-        case "sdk-version": return { try self.loaded().checkSDKVersion(); return try self.loaded().isC ? "a C plugin: no Swift type crosses, not compared" : "CoordSDK \(CoordSDKVersion.library)" }
+        case "sdk-version": return { try self.loaded().checkSDKVersion(); return try self.loaded().isC ? "a C plugin: no Swift type crosses, not compared" : "built against CoordSDK \(try self.loaded().sdkVersion), loaded with \(CoordSDKVersion.library)" }
         case "compiler": return { try self.loaded().checkCompiler(); return try self.loaded().isC ? "a C plugin: any compiler" : "Swift \(CoordSDKVersion.compiler)" }
         case "identity": return checkIdentity
         case "type-identity": return checkTypeIdentity

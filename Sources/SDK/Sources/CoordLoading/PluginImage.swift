@@ -68,15 +68,15 @@ public final class PluginImage {
 
     public func checkSDKVersion() throws(PluginRefusal) {
         guard !isC else { return }
-        guard sdkVersion == CoordSDKVersion.library else {
-            throw refuse(.sdkMismatch, "SDK version mismatch — host has CoordSDK \(CoordSDKVersion.library), plugin was built against \(sdkVersion); rebuild the plugin against this SDK")
+        if let why = ReleaseVersion.refusal(library: "CoordSDK", loaded: CoordSDKVersion.library, builtAgainst: sdkVersion) {
+            throw refuse(.sdkMismatch, "SDK version mismatch — \(why)")
         }
     }
 
     public func checkCompiler() throws(PluginRefusal) {
         guard !isC else { return }
         guard compilerVersion == CoordSDKVersion.compiler else {
-            throw refuse(.compilerMismatch, "Swift compiler mismatch — host was built with Swift \(CoordSDKVersion.compiler), plugin with \(compilerVersion); Swift has no stable ABI on Linux, so rebuild the plugin with the host's compiler")
+            throw refuse(.compilerMismatch, "Swift compiler mismatch — host was built with Swift \(CoordSDKVersion.compiler), plugin with \(compilerVersion); on Linux the Swift runtime the host and every plugin share has no stable ABI, so rebuild the plugin with Swift \(CoordSDKVersion.compiler)")
         }
     }
 
@@ -157,8 +157,8 @@ public final class PluginImage {
             }
             typealias VersionFunction = @convention(c) () -> UnsafePointer<CChar>?
             let loaded = unsafeBitCast(symbol, to: VersionFunction.self)().map { String(cString: $0) } ?? "(none)"
-            guard loaded == requirement.version else {
-                throw refuse(.libraryMismatch, "\(name) version mismatch — it is loaded with \(name) \(loaded), plugin was built against \(CoordError.oneLine(requirement.version)); rebuild the plugin against this SDK")
+            if let why = ReleaseVersion.refusal(library: name, loaded: loaded, builtAgainst: requirement.version) {
+                throw refuse(.libraryMismatch, "\(name) version mismatch — \(why)")
             }
         }
     }

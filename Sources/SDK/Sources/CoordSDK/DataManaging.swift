@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// One SQL value, as plugins bind and read them.
 ///
@@ -6,6 +6,11 @@ import Foundation
 /// plugin that used their types would link a second copy (the same trap as a statically linked
 /// shared type). Plugins write SQL against this small surface instead, and the host runs it
 /// through GRDB (SQLite) or libpq (PostgreSQL).
+///
+/// Frozen: these are the five storage classes SQL values have on every backend, a promise
+/// meant to hold; a plugin may switch over them without a default, and the host's data layer
+/// reads them without a call.
+@frozen
 public enum SQLValue: Sendable, Equatable, CustomStringConvertible {
     /// SQL `NULL`.
     case null
@@ -178,11 +183,14 @@ extension SQLValue {
     /// The current time in UTC as `YYYY-MM-DD HH:MM:SS` text, as SQLite's `datetime('now')`
     /// writes it: bound from Swift so that the same statement runs on every backend and the
     /// stored text sorts and compares the same on each.
-    public static var now: SQLValue { .text(timestamp(Date())) }
+    public static var now: SQLValue { .text(timestamp(secondsSince1970: Int(time(nil)))) }
 
-    /// `date` in UTC as `YYYY-MM-DD HH:MM:SS`.
-    public static func timestamp(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    /// A moment in UTC as `YYYY-MM-DD HH:MM:SS`, given as whole seconds since 1970
+    /// (`Int(date.timeIntervalSince1970)` for a Foundation `Date`). It takes a number rather
+    /// than a `Date` so that the SDK's public face names no Foundation type: Foundation is not
+    /// built for library evolution, and the face is what a plugin is compiled against.
+    public static func timestamp(secondsSince1970: Int) -> String {
+        var seconds = time_t(secondsSince1970)
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }

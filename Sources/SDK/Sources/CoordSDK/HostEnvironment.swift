@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// Facts about the running host that features may need: where to keep data, which config is
 /// in force, and each feature's own section of it. The host puts it in `AppDependency` under

@@ -60,15 +60,26 @@ public protocol PluginRegistrar: AnyObject {
     public func register(_ feature: FeatureDefinition) throws { definitions.append(feature) }
 }
 
-/// Versions that plugin and host must agree on, since Swift has no stable ABI on Linux.
+/// The versions a plugin and its host compare at load, and the promise between them.
+///
+/// **The promise.** CoordSDK is built for library evolution and numbered `MAJOR.MINOR.PATCH`:
+/// a plugin built against release `M.m.p` loads in every coordsh whose SDK is a later `M.x.y`
+/// (before 1.0, a later `0.m.y`) and is refused by an older one or another major, with both
+/// versions named. Within a major a release only adds: an API it replaces stays, deprecated
+/// with a message that names its replacement, for at least one minor release. The releases are
+/// stored in the SDK package (`Releases/`), and `scripts/sdk-api check` fails a change that
+/// breaks API or ABI without a new major. The Swift compiler, though, must be the host's own:
+/// on Linux the Swift runtime (`libswiftCore.so`), which the host and every plugin share in
+/// one process, has no stable ABI between compiler releases.
 public enum CoordSDKVersion {
     /// The version of the SDK library loaded in this process. Not inlinable: it is read from
     /// `libCoordSDK.so`, whatever the caller was compiled against.
-    public static let library = "0.11.0"
+    public static let library = "1.0.0"
 
-    /// The SDK version the *caller* was compiled against, baked into the caller's image.
+    /// The SDK version the *caller* was compiled against, baked into the caller's image (so a
+    /// plugin reports the release whose interface it was built with, not the one it runs with).
     @_alwaysEmitIntoClient
-    public static var compiledAgainst: String { "0.11.0" }  // always the same as `library`
+    public static var compiledAgainst: String { "1.0.0" }  // the same as `library` in each release
 
     /// The Swift compiler that built the SDK module the caller imported. A module compiled by
     /// one Swift compiler cannot be imported by another, so this is also the caller's compiler.

@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// A route as typed, before it is checked against the registered pages:
 /// `content/product id=7` or the URL `coordsh://content/product?id=7`.

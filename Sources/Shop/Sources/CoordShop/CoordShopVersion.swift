@@ -1,7 +1,9 @@
 import CoordSDK
 
 /// The version of the shop's shared model and service protocols, which moves on its own: a
-/// plugin that does not use the shop is never refused because the shop changed.
+/// plugin that does not use the shop is never refused because the shop changed. It keeps the
+/// SDK's promise (see `CoordSDKVersion`): a shop plugin built against `3.m.p` loads with every
+/// later `3.x.y`. 3.0.0 is the first release built for library evolution.
 ///
 /// A plugin built against CoordShop says so with `CoordPlugin.libraries`
 /// (`[CoordShopVersion.requirement]`); the loader compares it with the version of the
@@ -9,11 +11,11 @@ import CoordSDK
 /// it calls anything of the plugin that could touch a shop type.
 public enum CoordShopVersion {
     /// The version of the CoordShop library loaded in this process.
-    public static let library = "2.0.0"
+    public static let library = "3.0.0"
 
     /// The version the caller was compiled against, baked into the caller's image.
     @_alwaysEmitIntoClient
-    public static var compiledAgainst: String { "2.0.0" }  // always the same as `library`
+    public static var compiledAgainst: String { "3.0.0" }  // always the same as `library`
 
     /// What a shop plugin declares in `CoordPlugin.libraries`.
     @_alwaysEmitIntoClient
@@ -27,4 +29,4 @@ public func coordshLibraryVersionCoordShop() -> UnsafePointer<CChar> {
     UnsafeRawPointer(libraryVersionText.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
-private let libraryVersionText: StaticString = "2.0.0"
+private let libraryVersionText: StaticString = "3.0.0"
