@@ -5,6 +5,9 @@
 /// to that feature's coordinator in the scene the message came from.
 @MainActor
 public final class AppCoordinator: Coordinator {
+    /// Isolated like `Responder`'s; written out for the module interface (see there).
+    isolated deinit {}
+
     /// The registered features.
     @_spi(Host) public let features = FeatureRegistry()
     /// Services the host itself provides, by key.

@@ -7,6 +7,9 @@
 /// the app-wide dependencies, which it hands to every child and view.
 @MainActor
 open class Coordinator: Responder {
+    /// Isolated like `Responder`'s; written out for the module interface (see there).
+    isolated deinit {}
+
     /// Children in start order, keyed by identifier; the order makes `tree` output stable.
     public private(set) var children: [Coordinator] = []
     /// This coordinator's pages, bottom to top. The top one is what the user sees.

@@ -5,6 +5,9 @@
 /// lets its coordinator or someone above it decide.
 @MainActor
 open class PageView: Responder {
+    /// Isolated like `Responder`'s; written out for the module interface (see there).
+    isolated deinit {}
+
     /// The page this view shows.
     public let page: any Page
 

@@ -42,6 +42,9 @@ open class Responder: NeedsDependency {
         dependencies = value
     }
 
+    /// Every subclass in the SDK writes out an empty `isolated deinit` too: the textual
+    /// interface a plugin is compiled against (library evolution) prints an inherited deinit as
+    /// nonisolated, which does not compile against this one.
     isolated deinit {
         // Cached dispatch paths hold levels unowned(unsafe); make sure none survives this one,
         // and that a send running this level's handler keeps the handler until it returns.

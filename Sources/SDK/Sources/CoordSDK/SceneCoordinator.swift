@@ -11,6 +11,9 @@
 /// loaded into the app reaches every scene.
 @MainActor
 public final class SceneCoordinator: Coordinator {
+    /// Isolated like `Responder`'s; written out for the module interface (see there).
+    isolated deinit {}
+
     /// The coordinator whose top page the user sees.
     public private(set) weak var activeCoordinator: Coordinator?
     /// Coordinators the user came from, for `back` across features.
