@@ -132,15 +132,27 @@ public enum FixtureBuilder {
     /// Compiles one Swift source into a plugin exactly as an outside author would: against the
     /// built `CoordSDK` module, linking `libCoordSDK.so` (and each of `libraries`). `macros`:
     /// with the SDK's `@Page` and `@Messages`, expanded by the macro plugin the build made.
+    /// `releases`: against those stored releases' interfaces (folders of `.swiftinterface`
+    /// files, which the compiler builds into modules) instead of this build's modules, still
+    /// linked with this build's libraries — a plugin built with an earlier SDK meeting this one.
     public static func buildSwiftPlugin(
         _ source: String, module: String, output: String, defines: [String] = [], libraries: [String] = [], extraSources: [String] = [],
-        macros: Bool = false
+        macros: Bool = false, releases: [String]? = nil
     ) throws {
         let build = BuildProducts.directory
         let modulemap = build + "/CCoordABI.build/module.modulemap"
-        try tool("swiftc", [
-            "-emit-library", "-module-name", module, "-I", build + "/Modules", "-Xcc", "-D_GNU_SOURCE",
-            "-Xcc", "-fmodule-map-file=\(modulemap)", "-L", build, "-lCoordSDK", source,
+        var search = ["-I", build + "/Modules", "-Xcc", "-fmodule-map-file=\(modulemap)"]
+        var cache: String?
+        if let releases {
+            let folder = try makeTemporaryDirectory("module-cache")
+            cache = folder
+            search = ["-swift-version", "6", "-module-cache-path", folder] + releases.flatMap { release in
+                ["-I", release] + (FileManager.default.fileExists(atPath: release + "/include") ? ["-I", release + "/include"] : [])
+            }
+        }
+        defer { if let cache { try? FileManager.default.removeItem(atPath: cache) } }
+        try tool("swiftc", ["-emit-library", "-module-name", module] + search + [
+            "-Xcc", "-D_GNU_SOURCE", "-L", build, "-lCoordSDK", source,
         ] + extraSources + ["-o", output] + libraries.map { "-l\($0)" } + defines.flatMap { ["-D", $0] }
             + (macros ? ["-load-plugin-executable", build + "/CoordMacroPlugin-tool#CoordMacroPlugin"] : []))
     }
