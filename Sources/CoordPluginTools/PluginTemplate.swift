@@ -16,9 +16,9 @@ public enum PluginTemplate {
 
     /// The SDK package this binary's plugins must be built against: the one installed beside
     /// it (`PREFIX/share/coordsh/sdk` for `PREFIX/bin/coordsh`), else the `Sources/SDK` of the
-    /// checkout it was built from. A plugin must be built against exactly this SDK (Swift has
-    /// no stable ABI on Linux), so the template depends on it by path rather than on some
-    /// published version.
+    /// checkout it was built from. A plugin built against it loads in this coordsh and every
+    /// later one of the same SDK major (PLUGIN-GUIDE.md, "Which SDK a plugin needs"), never in an
+    /// older one, so the template depends on the SDK of the coordsh that will load it, by path.
     public static var defaultSDKPath: String {
         let prefix = (Config.executableDirectory() as NSString).deletingLastPathComponent
         let installed = prefix + "/share/coordsh/sdk"
@@ -199,8 +199,8 @@ public enum PluginTemplate {
                 .library(name: "\(module)", type: .dynamic, targets: ["\(module)"]),
             ],
             dependencies: [
-                // The SDK of the coordsh build that will load this plugin. Same compiler, same SDK
-                // version: Swift has no stable ABI on Linux.
+                // The SDK of the coordsh build that will load this plugin: the plugin then loads in
+                // it and every later coordsh of the same SDK major, built with the same compiler.
                 .package(path: "\(sdkPath)"),\(shopPackage)
             ],
             targets: [
