@@ -35,6 +35,11 @@ public struct Message: CustomStringConvertible {
 }
 
 /// What a level of the chain did with a message.
+///
+/// Frozen: these three are the chain's meaning (the Coordinator pattern's), a promise that will
+/// not grow, and every handler returns one — resilient, each return would go through the
+/// type's metadata (dispatch at depth 5 took twice as long; BENCHMARKS.md, issue 39).
+@frozen
 public enum Disposition: Sendable, Equatable {
     /// Done; the message goes no further.
     case handled
@@ -45,6 +50,10 @@ public enum Disposition: Sendable, Equatable {
 }
 
 /// How a dispatch ended when it did not throw.
+///
+/// Frozen, as `Disposition` is: a send either reached a handler or waits for one, and every
+/// send returns it.
+@frozen
 public enum DispatchOutcome: Sendable, Equatable {
     /// Some level handled it.
     case handled
