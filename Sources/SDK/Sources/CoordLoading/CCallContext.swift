@@ -39,8 +39,8 @@ final class CCallContext: @unchecked Sendable {
         /// The level the call runs at (held until the call ends); nil for a completion,
         /// which runs at no level and has `services` only.
         var level: Responder?
-        var services: AppDependency?
-        var arguments = Arguments()
+        /// The arguments and services, held by the SDK (resilient types, see `CallScope`).
+        let scope = CallScope()
         var said = Said()
         /// True from `begin` to `end`: a host function called otherwise is refused.
         var inCall = false
@@ -50,8 +50,7 @@ final class CCallContext: @unchecked Sendable {
         /// destroy the old one through its value witness, the dearest step of a call).
         mutating func start(level: Responder?, arguments: Arguments, services: AppDependency?) {
             self.level = level
-            self.arguments = arguments
-            if services != nil || self.services != nil { self.services = services }
+            scope.begin(arguments: arguments, services: services)
             inCall = true
         }
 
@@ -59,7 +58,7 @@ final class CCallContext: @unchecked Sendable {
         mutating func finish() -> (said: Said, lent: [UnsafeMutablePointer<CChar>]) {
             defer {
                 level = nil
-                arguments = Arguments()
+                scope.end()
                 said = Said()
                 inCall = false
                 if !lent.isEmpty { lent = [] }
@@ -104,9 +103,9 @@ final class CCallContext: @unchecked Sendable {
 
     var inCall: Bool { state.inCall }
     var level: Responder? { state.level }
-    var arguments: Arguments { state.arguments }
+    var arguments: CallScope { state.scope }
     /// The services the call's level sees (or a completion was given).
-    @MainActor var dependencies: AppDependency? { state.level?.dependencies ?? state.services }
+    @MainActor var dependencies: AppDependency? { state.level?.dependencies ?? state.scope.services }
     var title: String? {
         get { state.said.title }
         set { state.said.title = newValue }

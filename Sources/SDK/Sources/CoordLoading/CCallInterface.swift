@@ -78,7 +78,7 @@ final class CCallInterface {
     /// optional one not given, already checked against the declaration) read by `value(index)`
     /// as it is laid out: a message's arguments by name, with no array made for them. Only a string argument is copied (it
     /// must end with a NUL the plugin can read), and freed after the call.
-    func call(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, value: (Int) -> Value?) -> Int32 {
+    func call(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, value: (Int) -> CArgument) -> Int32 {
         guard !busy else { return callOnTheStack(function, context: context, value: value) }
         busy = true
         defer { busy = false }
@@ -86,7 +86,7 @@ final class CCallInterface {
     }
 
     /// A call during a call: its buffers on the stack.
-    private func callOnTheStack(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, value: (Int) -> Value?) -> Int32 {
+    private func callOnTheStack(_ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, value: (Int) -> CArgument) -> Int32 {
         let count = slots.count
         return withUnsafeTemporaryAllocation(byteCount: 16 * (count + 1), alignment: 8) { bytes in
             withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: count + 1) { arguments in
@@ -100,7 +100,7 @@ final class CCallInterface {
     /// Lays the arguments out in `base` (whose slots `pointers` point at) and calls.
     private func invoke(
         _ function: coordsh_handler_fn, context: UnsafeMutablePointer<coordsh_ctx>, base: UnsafeMutableRawPointer,
-        pointers: UnsafeMutablePointer<UnsafeMutableRawPointer?>, value: (Int) -> Value?
+        pointers: UnsafeMutablePointer<UnsafeMutableRawPointer?>, value: (Int) -> CArgument
     ) -> Int32 {
         var owned: [UnsafeMutablePointer<CChar>] = []
         defer { for pointer in owned { free(pointer) } }
@@ -108,28 +108,30 @@ final class CCallInterface {
         for index in 0..<slots.count {
             let place = base + 16 * (index + 1), box = place + 8
             let slot = slots[index]
+            // What the door let through: each argument of its declared kind, or absent when an
+            // optional one was left out. Anything else (which the door does not let through)
+            // is passed as nothing of the slot's C type: 0, or a NULL pointer.
             switch (slot.kind, slot.optional, value(index)) {
-            case (.int, false, let value):
-                place.storeBytes(of: Int64(value?.intValue ?? 0), as: Int64.self)
-            case (.bool, false, let value):
-                place.storeBytes(of: Int32(value?.boolValue == true ? 1 : 0), as: Int32.self)
-            case (.double, false, let value):
-                place.storeBytes(of: value?.doubleValue ?? 0, as: Double.self)
-            case (.int, true, .some(let value)):
-                box.storeBytes(of: Int64(value.intValue ?? 0), as: Int64.self)
+            case (.int, false, .int(let number)): place.storeBytes(of: Int64(number), as: Int64.self)
+            case (.bool, false, .bool(let flag)): place.storeBytes(of: Int32(flag ? 1 : 0), as: Int32.self)
+            case (.double, false, .double(let number)): place.storeBytes(of: number, as: Double.self)
+            case (.int, true, .int(let number)):
+                box.storeBytes(of: Int64(number), as: Int64.self)
                 place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
-            case (.bool, true, .some(let value)):
-                box.storeBytes(of: Int32(value.boolValue == true ? 1 : 0), as: Int32.self)
+            case (.bool, true, .bool(let flag)):
+                box.storeBytes(of: Int32(flag ? 1 : 0), as: Int32.self)
                 place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
-            case (.double, true, .some(let value)):
-                box.storeBytes(of: value.doubleValue ?? 0, as: Double.self)
+            case (.double, true, .double(let number)):
+                box.storeBytes(of: number, as: Double.self)
                 place.storeBytes(of: box, as: UnsafeMutableRawPointer.self)
-            case (.string, _, .some(let value)), (.route, _, .some(let value)):
-                let copy = strdup(value.description)
+            case (.string, _, .text(let text)), (.route, _, .text(let text)):
+                let copy = strdup(text)
                 if let copy { owned.append(copy) }
                 place.storeBytes(of: copy.map(UnsafeMutableRawPointer.init), as: UnsafeMutableRawPointer?.self)
-            case (_, _, nil):
-                place.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+            case (.int, false, _): place.storeBytes(of: Int64(0), as: Int64.self)
+            case (.bool, false, _): place.storeBytes(of: Int32(0), as: Int32.self)
+            case (.double, false, _): place.storeBytes(of: Double(0), as: Double.self)
+            default: place.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
             }
         }
         var result: ffi_arg = 0

@@ -81,13 +81,8 @@ final class CFeature {
         guard let interface else {
             return (CCallContext.Said(), .failed("\(prefix) \(what): libffi could not prepare its signature"))
         }
-        // The arguments were checked at the feature's door in the declared order: each is
-        // found at its own place unless an optional one before it was left out.
-        let given = arguments.values
         let (status, said) = run(level: level, arguments: arguments) { ctx in
-            interface.call(function, context: ctx) { index in
-                index < given.count && given[index].name == names[index] ? given[index].value : arguments[names[index]]
-            }
+            interface.call(function, context: ctx) { index in arguments.cArgument(at: index, named: names[index]) }
         }
         for note in said.notes { level.report(.note(note)) }
         guard status != 0 || said.error != nil else { return (said, nil) }

@@ -41,7 +41,7 @@ enum CHostTable {
             arg_int: { ctx, name, value in
                 let name = Unsent(name), value = Unsent(value)
                 return call(ctx, failure: Int32(0)) { context in
-                    guard let name = context.text(name.value, "arg_int's name"), let given = context.arguments.int(name) else { return 0 }
+                    guard let name = context.text(name.value, "arg_int's name"), case .int(let given) = context.arguments.cArgument(named: name) else { return 0 }
                     value.value?.pointee = Int64(given)
                     return 1
                 }
@@ -49,8 +49,14 @@ enum CHostTable {
             arg_string: { ctx, name in
                 let name = Unsent(name)
                 return call(ctx, failure: nil) { context in
-                    guard let name = context.text(name.value, "arg_string's name"), let given = context.arguments[name] else { return nil }
-                    return context.lend(given.description)
+                    guard let name = context.text(name.value, "arg_string's name") else { return nil }
+                    switch context.arguments.cArgument(named: name) {
+                    case .text(let text): return context.lend(text)
+                    case .int(let number): return context.lend(String(number))
+                    case .bool(let flag): return context.lend(String(flag))
+                    case .double(let number): return context.lend(String(number))
+                    case .absent: return nil
+                    }
                 }
             },
             set_title: { ctx, title in
@@ -90,7 +96,7 @@ enum CHostTable {
             arg_double: { ctx, name, value in
                 let name = Unsent(name), value = Unsent(value)
                 return call(ctx, failure: Int32(0)) { context in
-                    guard let name = context.text(name.value, "arg_double's name"), let given = context.arguments[name]?.doubleValue else { return 0 }
+                    guard let name = context.text(name.value, "arg_double's name"), case .double(let given) = context.arguments.cArgument(named: name) else { return 0 }
                     value.value?.pointee = given
                     return 1
                 }
