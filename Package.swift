@@ -84,6 +84,9 @@ let package = Package(
         // version before each transaction (a cached statement stepped directly).
         .target(name: "CSQLiteCheck", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader", "CSQLiteCheck"]),
+        // What each plugin's code cost (per plugin and message or page: runs, errors, own time,
+        // SQL, queue waits), fed by the SDK's FeatureClock; `plugins stats` shows it.
+        .target(name: "CoordAccounting", dependencies: [sdk, .product(name: "Histogram", package: "hdrhistogram-swift")]),
         // The client protocol of `coordsh serve` (PROTOCOL.md): frames and messages, nothing
         // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
         .target(name: "CoordProtocol"),
@@ -91,7 +94,7 @@ let package = Package(
         // completion, replies — in this process, with no terminal and no transport. What the
         // worker and `serve` run; the local side of the scene seam (`ShellBackend`).
         .target(name: "CoordSession", dependencies: [
-            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordProtocol",
+            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordProtocol", "CoordAccounting",
         ]),
         // The client: a scene of a server over its socket (`coordsh connect`, the supervised
         // shell's and server's link to their worker).

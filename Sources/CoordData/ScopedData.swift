@@ -210,13 +210,19 @@ class CheckedConnection: SQLDatabase {
     /// After `sql` ran (a migration keeps its copy of the schema up to date).
     func didExecute(_ sql: String, _ arguments: [SQLValue]) {}
 
+    // Each statement, checked or refused, counts for the handler or page that ran it
+    // (`plugins stats`).
     final func execute(_ sql: String, _ arguments: [SQLValue]) throws {
+        let start = FeatureClock.now()
+        defer { FeatureClock.statement(since: start) }
         try check(sql)
         try inner.execute(sql, arguments)
         didExecute(sql, arguments)
     }
 
     final func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        let start = FeatureClock.now()
+        defer { FeatureClock.statement(since: start) }
         try check(sql)
         return try inner.rows(sql, arguments)
     }

@@ -39,6 +39,12 @@ public struct Config: Sendable, Equatable {
     public var pluginAllowList: Set<String>?
     /// Seconds a vetting child may take before the plugin counts as hung (`[plugins] vet_timeout`).
     public var vetTimeout: Double = 10
+    /// Whether each plugin's handlers and pages are counted for `plugins stats`
+    /// (`[plugins] accounting`).
+    public var accounting = true
+    /// Seconds of its own time past which a handler or page is named to the person
+    /// (`[plugins] slow_handler`); 0 names none.
+    public var slowHandler: Double = 1
 
     /// What `coordsh serve` allows its clients (`[serve]`).
     public var serve = ServeSettings()
@@ -89,7 +95,7 @@ public struct Config: Sendable, Equatable {
 
     /// The tables the host reads itself, with their keys.
     static let hostKeys: [(String, [String])] = [
-        ("plugins", ["dirs", "allow", "vet_timeout", "require_sandbox", "grants"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "url", "busy_timeout", "statement_timeout"]),
+        ("plugins", ["dirs", "allow", "vet_timeout", "require_sandbox", "grants", "accounting", "slow_handler"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "url", "busy_timeout", "statement_timeout"]),
         ("serve", ["max_clients", "handshake_timeout", "outbound_limit", "drain_timeout", "allow_root"]),
     ]
     static let hostSections = Set(hostKeys.map(\.0))
@@ -350,6 +356,16 @@ public struct Config: Sendable, Equatable {
                     throw fail("plugins.vet_timeout", "must be a positive number of seconds")
                 }
                 config.vetTimeout = seconds
+            }
+            if let value = pluginTable["accounting"] {
+                guard let flag = value.bool else { throw fail("plugins.accounting", "must be true or false") }
+                config.accounting = flag
+            }
+            if let value = pluginTable["slow_handler"] {
+                guard let seconds = value.double ?? value.int.map(Double.init), seconds >= 0, seconds.isFinite else {
+                    throw fail("plugins.slow_handler", "must be a number of seconds, 0 or more")
+                }
+                config.slowHandler = seconds
             }
         }
         if let shell = table["shell"] {

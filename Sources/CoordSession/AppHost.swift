@@ -1,3 +1,4 @@
+import CoordAccounting
 import CoordData
 import CoordLoading
 import CoordRuntime
@@ -36,6 +37,10 @@ public final class AppHost {
     /// Always on in coordsh; only the benchmark turns it off, in its own process, to measure
     /// what the scoping costs next to the same app without it.
     public var scopesFeatures = true
+    /// What each plugin's code cost (`plugins stats`); nil when `[plugins] accounting` is off.
+    package let stats: PluginStats?
+    /// The session whose command runs now: told when a handler is slow.
+    weak var running: Session?
     /// This app runs in a process a front supervises (`coordsh-server worker`): the front
     /// answers `restart` and `plugins upgrade`, and the sessions list them.
     package var hasFront = false
@@ -45,7 +50,11 @@ public final class AppHost {
         self.config = config
         self.databaseOverride = databaseOverride
         self.loader = PluginLoader(app: app)
+        self.stats = config.accounting ? PluginStats(slowThreshold: UInt64(config.slowHandler * 1e9)) : nil
         app.eventSink = { [unowned self] event in onAppEvent(event) }
+        stats?.onSlow = { [unowned self] line in
+            if let running { running.tell(.note(line)) } else { onAppEvent(.note(line)) }
+        }
     }
 
     /// What starting reported: a database that would not open (every command that needs it
@@ -73,6 +82,8 @@ public final class AppHost {
             environment: HostEnvironment(
                 dataDirectory: config.expandedDataDirectory(), configFile: config.source, settings: config.featureSettings),
             data: data, secrets: secrets)
+        // One app counts per process: the clock is the SDK's.
+        FeatureClock.accounting = stats
         access.grants = PluginGrants(configured: config.pluginGrants)
         access.grants.remembered = grantStore?.answers() ?? [:]
         access.app = app

@@ -57,12 +57,14 @@ struct Builtin {
             BuiltinForm([], [name], values: ["name": loadedNames]),
             BuiltinForm(["load"], [Parameter("path", .string)]),
             BuiltinForm(["rescan"]),
+            BuiltinForm(["stats"]),
+            BuiltinForm(["stats", "reset"]),
             BuiltinForm(["allow"], [name], values: ["name": { session, _, _ in session.loader.quarantine.map { Array($0.entries().keys) } ?? [] }]),
             BuiltinForm(["grant"], [name, Parameter("what", .string, optional: true)], rest: .words, values: ["name": loadedNames]),
             BuiltinForm(["revoke"], [name, Parameter("what", .string, optional: true)], rest: .words, values: ["name": loadedNames]),
         ]
         forms.append(BuiltinForm([FrontCommand.upgrade.words[1]], listed: supervised))
-        let summary = "list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, or grant or take back what an outside one asks for"
+        let summary = "list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, grant or take back what an outside one asks for, or show what each one's code cost"
         return Builtin("plugins", summary + (supervised ? "; upgrade: \(FrontCommand.upgrade.summary)" : ""), forms, run: plugins)
     }
 
@@ -216,6 +218,7 @@ struct Builtin {
 
     static func plugins(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
         if call.subcommand == FrontCommand.upgrade.words[1] { throw FrontCommand.upgrade.unanswered(supervised: session.host.hasFront) }
+        if call.subcommand == "stats" { return try pluginStats(session, reset: call.form.words.count == 2) }
         if call.subcommand == "rescan" {
             let (loaded, refused) = session.loader.rescan()
             var lines = loaded.map { "loaded plugin \($0.origin.name) \($0.origin.version) from \($0.origin.path)" }

@@ -108,13 +108,14 @@ extension Builtin {
         return "\(name) " + (bare ? "[\(joined)]" : joined)
     }
 
-    /// The form `args` call, parsed: the form whose words they start with, else the first
+    /// The form `args` call, parsed: the form whose words they start with (the longest such), else the first
     /// form without words that they fit (one taking a route tried first: a route is also a
     /// word). A line that fits none is a usage error that shows the usage — of the form its
     /// words chose, if any — or, for a command of one form taking a route, why the route is
     /// none.
     func invocation(_ args: [String]) throws -> BuiltinInvocation {
-        if let form = forms.first(where: { $0.selects(args) }) {
+        // The form with the most of its words given (`plugins stats reset` over `plugins stats`).
+        if let form = forms.filter({ $0.selects(args) }).max(by: { $0.words.count < $1.words.count }) {
             guard let parsed = try? form.parse(args) else {
                 throw ShellError("usage: \(name) \(form.usage)", code: "usage", status: .usage)
             }

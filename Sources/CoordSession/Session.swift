@@ -67,6 +67,8 @@ public final class Session {
 
     func execute(words: [String]) throws(ShellError) -> CommandResult {
         let name = words[0], rest = Array(words.dropFirst())
+        host.running = self
+        host.stats?.client = scene.identifier
         do {
             if let builtin = builtins.first(where: { $0.name == name }) {
                 let before = scene.displayCount
@@ -214,6 +216,6 @@ public final class Session {
 
     /// The page as text, for the interactive start.
     func render(_ view: PageView) -> [String] {
-        CommandResult.lines(of: view.render())
+        CommandResult.lines(of: view.measuredRender())
     }
 }

@@ -90,6 +90,12 @@ public enum FixtureBuilder {
         try buildSwiftPlugin(sources + "/crasher.swift", module: second ? "Crasher2" : "Crasher", output: output, defines: defines)
     }
 
+    /// The slowpoke plugin (see fixtures/slowpoke.swift): handlers that take as long as they are
+    /// told, fail, are refused or run SQL; `second` builds slowpoke2 (prefix `slow2`).
+    public static func buildSlowpoke(output: String, second: Bool = false) throws {
+        try buildSwiftPlugin(sources + "/slowpoke.swift", module: second ? "Slowpoke2" : "Slowpoke", output: output, defines: second ? ["SECOND"] : [])
+    }
+
     /// The intruder plugin (see fixtures/intruder.swift): `intrude read|write|list|exec|connect|
     /// bind|udp|unix|env|signal TARGET` tries to reach what no plugin was granted.
     /// With `entryWrites`, its entry point creates `$HOME/entry-was-here`.

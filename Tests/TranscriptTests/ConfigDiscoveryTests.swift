@@ -133,7 +133,7 @@ struct ConfigDiscoveryTests {
         ("[data]\n\nbusy_timeout = -1\n", "data.busy_timeout must be a number of seconds"),
         ("[data]\n\nbusy_timeout = \"soon\"\n", "data.busy_timeout must be a number of seconds"),
         ("\n\ncart = \"cheap\"\n", "cart must be a table ([cart])"),
-        ("[plugins]\n\ndirz = []\n", "plugins.dirz is not a setting coordsh knows (did you mean 'plugins.dirs'?); [plugins] has plugins.dirs, plugins.allow, plugins.vet_timeout, plugins.require_sandbox, plugins.grants"),
+        ("[plugins]\n\ndirz = []\n", "plugins.dirz is not a setting coordsh knows (did you mean 'plugins.dirs'?); [plugins] has plugins.dirs, plugins.allow, plugins.vet_timeout, plugins.require_sandbox, plugins.grants, plugins.accounting, plugins.slow_handler"),
         ("[data]\n\ncolour = 1\n", "data.colour is not a setting coordsh knows; [data] has data.path, data.url, data.busy_timeout, data.statement_timeout"),
         ("[data]\nbusy_timeout = 1\nbusy_timeout = 2\n", "DUPLICATE"),
     ]

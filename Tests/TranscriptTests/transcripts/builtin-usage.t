@@ -20,5 +20,5 @@ coordsh: error: usage: help [PREFIX [VERB] | ROUTE]
 $ trace
 coordsh: error: usage: trace COMMAND…
 $ help plugins
-plugins [NAME | load PATH | rescan | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…]]  — list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, or grant or take back what an outside one asks for
+plugins [NAME | load PATH | rescan | stats | stats reset | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…]]  — list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, grant or take back what an outside one asks for, or show what each one's code cost
 [exit 2]

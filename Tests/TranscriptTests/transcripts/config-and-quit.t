@@ -8,8 +8,10 @@ values (a file's keys over the built-in defaults, key by key):
   cart.offers = [ { code = 'WELCOME10', expires = '2099-12-31', percent = 10 }, { amount = 500, code = 'FIVEOFF', expires = '2099-12-31' }, { code = 'SUMMER20', expires = '2020-09-30', percent = 20 } ]  {{*}}/config/coordsh.toml
   data.busy_timeout = 2                                      {{*}}/config/coordsh.toml
   data.statement_timeout = 30                                {{*}}/config/coordsh.toml
+  plugins.accounting = true                                  {{*}}/config/coordsh.toml
   plugins.dirs = [ '$SDK_DIR', '$XDG_DATA_HOME/coordsh/plugins' ]  {{*}}/config/coordsh.toml
   plugins.require_sandbox = false                            {{*}}/config/coordsh.toml
+  plugins.slow_handler = 1                                   {{*}}/config/coordsh.toml
   serve.allow_root = false                                   {{*}}/config/coordsh.toml
   serve.drain_timeout = 10                                   {{*}}/config/coordsh.toml
   serve.handshake_timeout = 5                                {{*}}/config/coordsh.toml

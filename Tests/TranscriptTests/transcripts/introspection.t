@@ -25,7 +25,7 @@ payment/orders
 $ help
 Commands:
   help [PREFIX [VERB] | ROUTE]  list commands, a feature's messages, one message or one page
-  plugins [NAME | load PATH | rescan | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…]]  list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, or grant or take back what an outside one asks for
+  plugins [NAME | load PATH | rescan | stats | stats reset | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…]]  list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, grant or take back what an outside one asks for, or show what each one's code cost
   pages                        list every registered route with its parameters
   open ROUTE                   open a page: feature/page key=value … or coordsh://feature/page?key=value
   back                         go back to the previous page

@@ -287,6 +287,7 @@ extension Coordinator {
             trace?.record(self, .unhandled)
             throw CoordError.unknownVerb(prefix: message.name.prefix.string, verb: message.name.verb, suggestion: nil)
         }
+        handler.feature = FeatureClock.feature(of: self)
         var handledBelow = handledBelow
         // Routed, the executor always ends the send here (handled, queued or an error).
         return try DispatchExecutor.visit(

@@ -54,7 +54,7 @@ struct DispatchExecutor {
         }
         let disposition: Disposition
         do {
-            disposition = try handler.body(message)
+            disposition = try FeatureClock.run(handler, message)
         } catch {
             trace?.record(level, .unhandled)
             throw error
@@ -104,6 +104,7 @@ struct DispatchExecutor {
         while true {
             pass(current)
             if let handler = current.handlers[message.name.id] {
+                handler.feature = FeatureClock.feature(of: current)
                 let hadParent = current.parent != nil
                 if let outcome = try Self.visit(
                     current, handler, message, trace: trace, routed: false, handledBelow: &handledBelow)

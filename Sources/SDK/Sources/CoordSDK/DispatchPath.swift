@@ -82,7 +82,7 @@ struct DispatchCache {
     /// below gets no run-time executor check; only ever called from the main actor.
     @inline(__always)
     static func run(_ handler: Unmanaged<HandlerEntry>, _ message: Message) throws -> Disposition {
-        try handler._withUnsafeGuaranteedRef { try $0.unisolatedBody(message) }
+        try handler._withUnsafeGuaranteedRef { try FeatureClock.run($0, message) }
     }
 
     @MainActor mutating func store(_ path: DispatchPath, for id: Int32) {
@@ -164,6 +164,7 @@ final class DispatchPath {
                 scenePassed = chain.count
             }
             if let handler = current.handlers[name.id] {
+                handler.feature = FeatureClock.feature(of: current)
                 steps.append(Step(
                     level: current, handler: handler, survivor: current, hadParent: current.parent != nil,
                     passed: chain.count))

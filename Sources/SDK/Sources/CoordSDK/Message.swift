@@ -84,6 +84,10 @@ final class HandlerEntry {
     let waiting: WaitingHandler?
     /// Precomputed so that the common case (no needs) never touches the set on dispatch.
     let hasNeeds: Bool
+    /// The feature whose code this is, while the host counts (`FeatureClock`): set where a
+    /// send resolves its levels (a dispatch path is built, a walk or a delivery reaches the
+    /// level), nil otherwise, so that a handler call reads one field to know.
+    var feature: Feature?
 
     /// `body` typed without its main-actor isolation (the same function, the same calling
     /// convention), for the dispatch fast path, which runs only on the main actor but is not

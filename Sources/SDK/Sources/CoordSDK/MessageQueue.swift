@@ -14,6 +14,8 @@
         var missing: [DependencyKey]
         /// Delivered here by the root: its replay ends at this level.
         var routed = false
+        /// When it was queued (`FeatureClock.now()`), while the host counts; 0 otherwise.
+        var queuedAt: UInt64 = 0
     }
 
     var entries: [Entry] = []

@@ -123,7 +123,8 @@ open class Responder: NeedsDependency {
         }
         // The waiting handler may refuse (throw) before anything is queued.
         let reason = try handlers[message.name.id]?.waiting?(message, missing)
-        queue.entries.append(MessageQueue.Entry(message: message, needs: needs, missing: missing, routed: routed))
+        queue.entries.append(MessageQueue.Entry(
+            message: message, needs: needs, missing: missing, routed: routed, queuedAt: FeatureClock.installed == nil ? 0 : FeatureClock.now()))
         trace?.record(self, .queued(waitingFor: missing.map(\.name)))
         report(.queued(message: message.description, at: chainDescription, waitingFor: missing.map(\.name), reason: reason))
         return .queued
@@ -176,6 +177,12 @@ open class Responder: NeedsDependency {
                 report(.dropped(message: entry.message.description, at: chainDescription, reason: "\(error)"))
             }
         }
+        if let accounting = FeatureClock.installed, let feature = FeatureClock.feature(of: self) {
+            let now = FeatureClock.now()
+            for entry in ready where entry.queuedAt != 0 {
+                accounting.waited(entry.message.name, at: feature, nanoseconds: now &- entry.queuedAt)
+            }
+        }
         for entry in ready {
             do {
                 _ = try replay(entry)
@@ -199,6 +206,7 @@ open class Responder: NeedsDependency {
         guard let handler = handlers[message.name.id] else {
             throw CoordError.unhandledMessage(message.name.string, path: [chainDescription])
         }
+        handler.feature = FeatureClock.feature(of: self)
         var executor = DispatchExecutor(message, trace: nil)
         executor.pass(self)
         let hadParent = parent != nil

@@ -1,0 +1,67 @@
+@_spi(Host) import CoordSDK
+import Histogram
+
+/// The figures of one piece of a plugin's work — a message its handlers ran, or a page it
+/// rendered — since the counting began or was last reset.
+package struct WorkFigures: Sendable {
+    /// Times it ran, and how many of those failed (threw); `refusals` are the failures that
+    /// were a grant refused (a table, a service, a capability it was not given).
+    package private(set) var count: UInt64 = 0
+    package private(set) var errors: UInt64 = 0
+    package private(set) var refusals: UInt64 = 0
+    /// Its own time per run, in nanoseconds (what it sent to other handlers taken out).
+    package private(set) var time = WorkFigures.newHistogram()
+    /// The statements it ran on its data handle, and their time in nanoseconds.
+    package private(set) var statements: UInt64 = 0
+    package private(set) var statementNanoseconds: UInt64 = 0
+    /// Times a message of it waited in a queue, their total and longest wait (nanoseconds).
+    package private(set) var waits: UInt64 = 0
+    package private(set) var waitNanoseconds: UInt64 = 0
+    package private(set) var longestWait: UInt64 = 0
+
+    /// The longest time a histogram tells apart (an hour); a longer run counts as an hour.
+    static let ceiling: UInt64 = 3_600_000_000_000
+
+    /// Two significant digits: a percentile within 1 %, a few kilobytes per row.
+    static func newHistogram() -> Histogram<UInt64> {
+        Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: ceiling, numberOfSignificantValueDigits: .two)
+    }
+
+    package init() {}
+
+    /// One run that cost `cost`; `refused` when it failed because a grant was missing.
+    mutating func record(_ cost: CallCost, failed: Bool, refused: Bool) {
+        count &+= 1
+        if failed { errors &+= 1 }
+        if refused { refusals &+= 1 }
+        _ = time.record(Swift.min(Swift.max(cost.nanoseconds, 1), Self.ceiling))
+        statements &+= cost.statements
+        statementNanoseconds &+= cost.statementNanoseconds
+    }
+
+    mutating func recordWait(_ nanoseconds: UInt64) {
+        waits &+= 1
+        waitNanoseconds &+= nanoseconds
+        longestWait = Swift.max(longestWait, nanoseconds)
+    }
+
+    /// The median, 99th percentile and longest of its own time, in nanoseconds (0 before any run).
+    package var p50: UInt64 { count == 0 ? 0 : time.valueAtPercentile(50) }
+    package var p99: UInt64 { count == 0 ? 0 : time.valueAtPercentile(99) }
+    package var max: UInt64 { count == 0 ? 0 : time.max }
+    /// Its whole own time, in nanoseconds (the histogram's sum, within its precision).
+    package var total: UInt64 { count == 0 ? 0 : UInt64(time.mean * Double(count)) }
+
+    /// These figures with `other`'s added (a plugin's rows summed, or the clients' merged).
+    package mutating func add(_ other: WorkFigures) {
+        count &+= other.count
+        errors &+= other.errors
+        refusals &+= other.refusals
+        time.add(other.time)
+        statements &+= other.statements
+        statementNanoseconds &+= other.statementNanoseconds
+        waits &+= other.waits
+        waitNanoseconds &+= other.waitNanoseconds
+        longestWait = Swift.max(longestWait, other.longestWait)
+    }
+}
