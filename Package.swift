@@ -87,6 +87,9 @@ let package = Package(
         // What each plugin's code cost (per plugin and message or page: runs, errors, own time,
         // SQL, queue waits), fed by the SDK's FeatureClock; `plugins stats` shows it.
         .target(name: "CoordAccounting", dependencies: [sdk, .product(name: "Histogram", package: "hdrhistogram-swift")]),
+        // The app as pictures: diagrams written as Graphviz DOT or Mermaid (`tree`, `trace`,
+        // `map` with --format).
+        .target(name: "CoordPicture"),
         // The client protocol of `coordsh serve` (PROTOCOL.md): frames and messages, nothing
         // else, so that the server, `coordsh connect` and the fuzzers share one decoder.
         .target(name: "CoordProtocol"),
@@ -94,7 +97,7 @@ let package = Package(
         // completion, replies — in this process, with no terminal and no transport. What the
         // worker and `serve` run; the local side of the scene seam (`ShellBackend`).
         .target(name: "CoordSession", dependencies: [
-            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordProtocol", "CoordAccounting",
+            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordProtocol", "CoordAccounting", "CoordPicture",
         ]),
         // The client: a scene of a server over its socket (`coordsh connect`, the supervised
         // shell's and server's link to their worker).
@@ -155,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "CoordBench",
             dependencies: [
-                sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordSession", "CoordClient", "CoordRuntime", "CoordProtocol",
+                sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordSession", "CoordClient", "CoordRuntime", "CoordProtocol", "CoordAccounting",
                 .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

@@ -1,7 +1,8 @@
 // coordsh's benchmarks, run in release mode by ./bench: message dispatch, start-up (plain and
 // with 10/100/500 plugins), AppDependency propagation, batch throughput against plain GRDB
 // (and on PostgreSQL against plain libpq, one and four shells),
-// peak memory, commands through `coordsh serve`'s socket against the same in-process, and a
+// peak memory, commands through `coordsh serve`'s socket against the same in-process, what
+// counting each plugin's code costs (accounting), and a
 // plugin author's first build (plugin-build). Every figure is a median of repeated runs, and each is measured next to
 // its baseline in the same run and reported as a ratio: on a shared machine absolute times
 // drift, ratios hold better. BENCHMARKS.md records a run and what the figures mean.
@@ -37,5 +38,6 @@ try section("postgres") { try PostgresBench.run(environment) }
 try MainActor.assumeIsolated {
     try section("serve") { try ServeBench.run(environment) }
     try section("scoping") { try GuardBench.run(environment) }
+    try section("accounting") { try AccountingBench.run(environment) }
 }
 try section("plugin-build") { try PluginBuildBench.run(environment) }

@@ -27,6 +27,19 @@ package final class PluginStats: FeatureAccounting {
         package static func < (a: Key, b: Key) -> Bool { (a.plugin, a.kind, a.name) < (b.plugin, b.kind, b.name) }
     }
 
+    /// A message one feature's handler sent that another feature's handled: what `map` draws
+    /// as the features' observed traffic.
+    package struct Crossing: Hashable, Sendable, Comparable {
+        package let from: String
+        package let to: String
+        package let message: String
+
+        package static func < (a: Crossing, b: Crossing) -> Bool { (a.from, a.to, a.message) < (b.from, b.to, b.message) }
+    }
+
+    /// How often each crossing happened (not cleared by a reset: it is the app's map, not a figure).
+    package private(set) var crossings: [Crossing: UInt64] = [:]
+
     /// Every row, whoever ran it.
     package private(set) var rows: [Key: WorkFigures] = [:]
     /// The same, per client (the scene whose command was running), for `serve`.
@@ -57,7 +70,10 @@ package final class PluginStats: FeatureAccounting {
 
     // MARK: FeatureAccounting
 
-    package func handled(_ message: MessageName, by feature: Feature, cost: CallCost, error: (any Error)?) {
+    package func handled(_ message: MessageName, by feature: Feature, from caller: Feature?, cost: CallCost, error: (any Error)?) {
+        if let caller, caller !== feature {
+            crossings[Crossing(from: caller.name, to: feature.name, message: message.string), default: 0] &+= 1
+        }
         let key = Key(plugin: Self.plugin(of: feature), kind: .message, name: message.string)
         var refused = false
         if let error = error as? CoordError, case .notGranted = error { refused = true }

@@ -44,6 +44,12 @@ package final class HostFeatureAccess: FeatureAccess {
         return handle
     }
 
+    /// The feature that owns `table` in a store a feature's handle was made on (nil when none
+    /// is known): whose table a declared `read TABLE` reaches, for `map`.
+    package func owner(ofTable table: String) -> String? {
+        guards.values.lazy.compactMap { $0.guardian.owners[table] }.first
+    }
+
     package func mayUse(_ key: DependencyKey, feature: Feature) -> Bool {
         grants.granted(feature.uses, origin: feature.origin).contains(.service(key.name))
     }

@@ -16,11 +16,17 @@ struct Builtin {
     let summary: String
     let forms: [BuiltinForm]
     let run: @MainActor (Session, BuiltinInvocation) throws -> CommandResult
+    /// Takes `--format dot|mermaid|svg` and then prints a picture instead of text.
+    let draws: Bool
 
-    init(_ name: String, _ summary: String, _ forms: [BuiltinForm] = [BuiltinForm()], run: @escaping @MainActor (Session, BuiltinInvocation) throws -> CommandResult) {
+    init(
+        _ name: String, _ summary: String, _ forms: [BuiltinForm] = [BuiltinForm()], draws: Bool = false,
+        run: @escaping @MainActor (Session, BuiltinInvocation) throws -> CommandResult
+    ) {
         self.name = name
         self.summary = summary
         self.forms = forms
+        self.draws = draws
         self.run = run
     }
 
@@ -74,12 +80,15 @@ struct Builtin {
                 [BuiltinForm([], [Parameter("route", .route)], values: ["route": { session, before, word in session.routeCompletions(before, word: word) }])], run: open),
         Builtin("back", "go back to the previous page", run: back),
         Builtin("where", "the current route and the chain from the page up to the app", run: whereCommand),
-        Builtin("tree", "the coordinator tree", run: tree),
+        Builtin("tree", "the coordinator tree (--format dot|mermaid|svg draws it)", draws: true, run: tree),
+        Builtin("map", "every feature, its pages and the messages between features, seen and declared (--format dot|mermaid|svg draws it)",
+                draws: true, run: map),
         Builtin("deps", "what AppDependency holds at the current coordinator", run: deps),
         Builtin("queue", "queued messages per coordinator", run: queue),
         Builtin("scenes", "the open scenes: one per terminal or client of the app", run: scenes),
-        Builtin("trace", "run a command and show every hop of its message",
-                [BuiltinForm([], [Parameter("command", .string)], rest: .words, values: ["command": { session, before, word in session.lineCompletions(before, word: word) }])], run: trace),
+        Builtin("trace", "run a command and show every hop of its message (--format dot|mermaid|svg first draws it)",
+                [BuiltinForm([], [Parameter("command", .string)], rest: .words, values: ["command": { session, before, word in session.lineCompletions(before, word: word) }])],
+                draws: true, run: trace),
         Builtin("config", "which config file is in force, every value and where it came from", run: config),
         Builtin("echo", "print TEXT (for scripts)", [BuiltinForm([], [Parameter("text", .string)], rest: .text)], run: echo),
         Builtin("quit", "leave the shell", run: quit),
@@ -351,6 +360,7 @@ struct Builtin {
         if others > 0 { lines.append("  (\(others) other scene\(others == 1 ? "" : "s"); 'scenes' lists them)") }
         let app: JSONValue = ["id": .string(session.app.identifier), "started": .bool(session.app.isStarted), "pages": [], "children": [node(session.scene)]]
         return CommandResult(lines: lines, json: ["tree": app, "otherScenes": .int(others)])
+            .drawn(call.format) { treeDiagram(session, otherScenes: others) }
     }
 
     static func deps(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {
@@ -420,7 +430,7 @@ struct Builtin {
         lines += trace.hops.enumerated().map { "  \($0.offset + 1). \($0.element.level) — \($0.element.action)" }
         result.lines = lines + result.lines
         result.json["trace"] = JSONValue(trace.hops.map { ["level": .string($0.level), "action": .string($0.action.description)] })
-        return result
+        return result.drawn(call.format) { traceDiagram(trace) }
     }
 
     static func quit(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {

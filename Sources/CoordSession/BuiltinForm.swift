@@ -1,3 +1,4 @@
+import CoordPicture
 @_spi(Host) import CoordSDK
 
 /// One way to call a built-in command, declared as a feature's message is (the SDK's
@@ -84,6 +85,8 @@ struct BuiltinForm: Sendable {
 /// A built-in command line parsed by its form: what each handler reads instead of words.
 struct BuiltinInvocation {
     let form: BuiltinForm
+    /// `--format dot|mermaid|svg`, for a builtin that draws (`tree`, `trace`, `map`).
+    var format: PictureFormat?
     /// Each argument given, by name (a `.words` rest argument: its first word).
     let values: [String: String]
     /// The `.route` argument, parsed.
@@ -114,6 +117,31 @@ extension Builtin {
     /// words chose, if any — or, for a command of one form taking a route, why the route is
     /// none.
     func invocation(_ args: [String]) throws -> BuiltinInvocation {
+        guard draws else { return try parse(args) }
+        var args = args, format: PictureFormat?
+        // `--format F` first (`trace --format svg cart add 7`: what follows is the traced
+        // command's), or anywhere for a builtin that takes nothing else (`tree --format dot`).
+        let takesRest = forms.contains { $0.rest != nil }
+        if let at = (takesRest ? (args.first?.hasPrefix("--format") == true ? 0 : nil) : args.firstIndex { $0.hasPrefix("--format") }) {
+            let word = args.remove(at: at)
+            var value: String?
+            if word.hasPrefix("--format=") {
+                value = String(word.dropFirst("--format=".count))
+            } else if word == "--format", at < args.count {
+                value = args.remove(at: at)
+            }
+            guard let value, let chosen = PictureFormat(rawValue: value) else {
+                let given = value.map { ", got '\($0)'" } ?? ""
+                throw ShellError("\(name): --format takes dot, mermaid or svg\(given)", code: "usage", status: .usage)
+            }
+            format = chosen
+        }
+        var invocation = try parse(args)
+        invocation.format = format
+        return invocation
+    }
+
+    private func parse(_ args: [String]) throws -> BuiltinInvocation {
         // The form with the most of its words given (`plugins stats reset` over `plugins stats`).
         if let form = forms.filter({ $0.selects(args) }).max(by: { $0.words.count < $1.words.count }) {
             guard let parsed = try? form.parse(args) else {

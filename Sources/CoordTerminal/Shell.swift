@@ -260,7 +260,14 @@ public final class Shell {
 
     /// Runs one line and prints its reply; returns the failure status, or nil on success.
     private func runOne(_ backend: ShellBackend, _ line: String, location: String = "") -> Int32? {
-        let reply = backend.run(line)
+        var reply = backend.run(line)
+        if reply.error == nil {
+            do {
+                reply = try GraphvizDrawing.draw(reply)
+            } catch {
+                reply.error = error
+            }
+        }
         if reply.result.quit { quitRequested = true }
         if let error = reply.error {
             printNotices(reply.notices)

@@ -75,7 +75,7 @@ struct ContractCheckTests {
         #expect(hang.failed["entry"] == "hung: no answer for 1 s in its entry point; killed")
 
         let sdk = try failures("libothersdk.so")
-        #expect(sdk.failed["sdk-version"]?.contains("plugin was built against 0.0.1") == true)
+        #expect(sdk.failed["sdk-version"]?.contains("plugin was built against CoordSDK 0.0.1") == true)
         #expect(sdk.failed["magic"] == nil && sdk.failed["abi-version"] == nil)
 
         // A crash in one check fails that check; a new child goes on with the next.

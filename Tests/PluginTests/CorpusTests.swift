@@ -43,7 +43,7 @@ struct CorpusTests {
             "libhang.so": ("hung", ["hung: no answer for 2 s in its entry point; killed"]),
             "libbadmagic.so": ("bad_magic", ["host expects 0x434F4F52, plugin has 0xDEADBEEF"]),
             "libfutureabi.so": ("abi_version_mismatch", ["plugin ABI version mismatch — host speaks 1 (Swift) and 2 (C), plugin is 99"]),
-            "libothersdk.so": ("sdk_version_mismatch", ["plugin was built against CoordSDK 0.0.1, this coordsh has 1.0.0 — another major version"]),
+            "libothersdk.so": ("sdk_version_mismatch", ["plugin was built against CoordSDK 0.0.1, this coordsh has \(FixtureBuilder.sdkVersion) — another major version"]),
             "libothercompiler.so": ("compiler_mismatch", ["plugin with 5.9; on Linux the Swift runtime the host and every plugin share has no stable ABI"]),
             "libdupname.so": ("duplicate", ["duplicate plugin name 'cart': already loaded from \(BuildProducts.plugin("Cart"))"]),
             "libduplicateprefix.so": ("duplicate", ["duplicate prefix 'cart': already used by feature 'cart'"]),

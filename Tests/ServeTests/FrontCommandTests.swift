@@ -16,7 +16,7 @@ struct FrontCommandTests {
         let script = "help\nrestart\nplugins upgrade\necho done\n"
         let supervised = try server.coordsh(["--supervised", "--keep-going", "--db", server.database], input: script)
         #expect(supervised.stdout.contains("restart") && supervised.stdout.contains("start the app process again after crashes stopped it"), "\(supervised.stdout)")
-        #expect(supervised.stdout.contains("plugins [NAME | load PATH | rescan | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…] | upgrade]"), "\(supervised.stdout)")
+        #expect(supervised.stdout.contains("plugins [NAME | load PATH | rescan | stats | stats reset | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…] | upgrade]"), "\(supervised.stdout)")
         // An upgrade with nothing new to load is refused, as it always was; the restart in one line.
         #expect(supervised.stderr == """
             coordsh: error: restart: the app is running; 'restart' starts it again only once crashes have stopped it
@@ -27,7 +27,7 @@ struct FrontCommandTests {
 
         let single = try server.coordsh(["--single-process", "--keep-going", "--db", server.database], input: script)
         #expect(!single.stdout.contains("restart") && !single.stdout.contains("upgrade"), "\(single.stdout)")
-        #expect(single.stdout.contains("plugins [NAME | load PATH | rescan | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…]]"), "\(single.stdout)")
+        #expect(single.stdout.contains("plugins [NAME | load PATH | rescan | stats | stats reset | allow NAME | grant NAME [WHAT…] | revoke NAME [WHAT…]]"), "\(single.stdout)")
         #expect(single.stderr.contains("coordsh: error: plugins upgrade: this app runs in this very process (--single-process); start it again to load new plugin versions, or run it supervised (the default)"), "\(single.stderr)")
         #expect(single.stdout.hasSuffix("done\n"), "\(single.stdout)")
     }

@@ -8,6 +8,9 @@ import Foundation
 public enum FixtureBuilder {
     public struct BuildFailed: Error, CustomStringConvertible { public let description: String }
 
+    /// The SDK version this build's coordsh has (what its refusals name).
+    public static var sdkVersion: String { CoordSDKVersion.library }
+
     public static var sources: String { BuildProducts.packageRoot + "/Tests/PluginTests/fixtures" }
     static var abiInclude: String { BuildProducts.packageRoot + "/Sources/SDK/Sources/CCoordABI/include" }
 

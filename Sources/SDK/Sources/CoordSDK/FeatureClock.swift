@@ -21,8 +21,9 @@ import Glibc
 /// The SDK measures, the host keeps: the figures, their histograms and the per-client split
 /// are the host's business, so none of this is part of the face a plugin compiles against.
 @_spi(Host) public protocol FeatureAccounting: AnyObject {
-    /// A handler of `feature` ran `message`; `error` is what it threw, nil when it did not.
-    @MainActor func handled(_ message: MessageName, by feature: Feature, cost: CallCost, error: (any Error)?)
+    /// A handler of `feature` ran `message`; `caller` is the feature whose handler sent it, nil
+    /// when no feature's did (the person, the host); `error` is what it threw, nil when it did not.
+    @MainActor func handled(_ message: MessageName, by feature: Feature, from caller: Feature?, cost: CallCost, error: (any Error)?)
     /// `message` waited `nanoseconds` in the queue of a level of `feature` before it ran again.
     @MainActor func waited(_ message: MessageName, at feature: Feature, nanoseconds: UInt64)
     /// A page view of `feature` rendered `page` (`cart/cart`).
@@ -51,6 +52,8 @@ import Glibc
     nonisolated(unsafe) static var inner: UInt64 = 0
     nonisolated(unsafe) static var statements: UInt64 = 0
     nonisolated(unsafe) static var statementNanoseconds: UInt64 = 0
+    /// The feature whose handler runs now (the innermost), the caller of the next one.
+    nonisolated(unsafe) static var current: Feature?
 
     /// The thread the app runs on (the main actor's), where the clock's state lives.
     nonisolated(unsafe) static var mainThread = pthread_self()
@@ -134,10 +137,13 @@ import Glibc
     @inline(never)
     private nonisolated static func measured(_ entry: HandlerEntry, _ feature: Feature, _ message: Message) throws -> Disposition {
         let name = message.name
+        let caller = current
+        current = feature
+        defer { current = caller }
         return try measure({ try entry.unisolatedBody(message) }) { cost, error in
             // Only ever on the main actor: every send is (`Responder` is main-actor isolated).
             MainActor.assumeIsolated {
-                installed?.handled(name, by: feature, cost: cost, error: error)
+                installed?.handled(name, by: feature, from: caller, cost: cost, error: error)
             }
         }
     }

@@ -1,0 +1,101 @@
+import CoordAccounting
+import CoordRuntime
+@_spi(Host) import CoordSDK
+import CoordSession
+import Foundation
+
+/// What counting each plugin's code costs (issue 40, `[plugins] accounting`): the shop's cart
+/// cycle (`content show`, `cart add`, `cart show`, `cart remove`) and a Swift feature handler at
+/// chain depth 5, each with the clock counting and without, in one app, alternating within
+/// every round (which goes first alternates too); the figure is the median of the rounds'
+/// ratios. A third side, off against off, is the noise floor.
+@MainActor
+enum AccountingBench {
+    static let cycles = 500
+    static let rounds = 21
+    static let sends = 50_000
+    static let dispatchRounds = 101
+
+    static func run(_ env: BenchEnvironment) throws -> [ResultRow] {
+        let base = env.scratch + "/accounting-base.sqlite"
+        precondition(env.run(["--config", env.shippedConfig, "--db", base, "-c", "cart show"]).status == 0)
+        let folder = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : env.scratch
+        let path = folder + "/coordsh-bench-\(getpid())-accounting.sqlite"
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: base, toPath: path)
+        defer { for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) } }
+        let host = AppHost(config: try ConfigDiscovery.load(option: env.shippedConfig), databaseOverride: path)
+        host.vettingExecutable = env.coordsh
+        _ = host.start(extraPluginDirectories: [], secrets: NoTerminalSecrets())
+        let session = host.openSession(identifier: "bench", visitor: SceneVisitor(key: "bench-accounting", endsWithScene: true))
+        guard let stats = host.stats else { throw BenchFailure("the shipped config counts nothing: [plugins] accounting is off") }
+        // Never named slow, whatever the machine does meanwhile.
+        stats.slowThreshold = 0
+
+        func cycle() -> Double {
+            let start = now()
+            for index in 0..<cycles {
+                let id = index % 60 + 1
+                for line in ["content show \(id)", "cart add \(id)", "cart show", "cart remove \(id)"] {
+                    let reply = session.run(line)
+                    precondition(reply.error == nil, "\(line): \(reply.error?.message ?? "")")
+                }
+            }
+            return Double(now() - start) / 1e3 / Double(cycles * 4)
+        }
+        let shop = compare(rounds: rounds, stats: stats) { cycle() }
+        precondition(stats.rows.values.contains { $0.count > 0 }, "nothing was counted")
+
+        // A feature's Swift handler at depth 5: view, three coordinators, the scene, the app,
+        // which routes it to the feature's coordinator.
+        let total = CDispatchBench.Total()
+        try host.app.register([FeatureDefinition(
+            name: "sbench", prefix: "sbench", pages: CDispatchBench.SwiftBenchPage.self, messages: [MessageSpec("ping", [Parameter("n", .int)])],
+            coordinator: { CDispatchBench.SwiftBenchCoordinator(total: total) })], origin: nil)
+        var parent: Coordinator = session.scene
+        for level in 0..<3 {
+            let child = Coordinator(identifier: "c\(level)")
+            parent.startChild(child)
+            parent = child
+        }
+        let view = try parent.show(DispatchBench.BenchPage.home)
+        let message = Message(MessageName("sbenchPing"), Arguments([("n", .int(1))]), from: view)
+        try view.send(message)
+        let dispatch = try compare(rounds: dispatchRounds, stats: stats) {
+            try DispatchBench.once(count: sends) { try CDispatchBench.send(view, message, count: sends) }
+        }
+        precondition(total.value > 0)
+        FeatureClock.accounting = stats
+
+        return [
+            ResultRow(
+                measurement: "cart cycle per command, counted", figure: String(format: "%.1f µs", shop.on),
+                baseline: String(format: "not counted %.1f µs", shop.off),
+                ratio: String(format: "%.3f× (rounds %.2f–%.2f; off/off %.3f×)", shop.ratio, shop.low, shop.high, shop.floor),
+                goal: "≤ 1.03×", verdict: met(shop.ratio <= 1.03)),
+            ResultRow(
+                measurement: "feature handler, depth 5, counted", figure: ns(dispatch.on), baseline: "not counted \(ns(dispatch.off))",
+                ratio: String(format: "%.3f× (rounds %.2f–%.2f; off/off %.3f×)", dispatch.ratio, dispatch.low, dispatch.high, dispatch.floor),
+                goal: "≤ 1.1×", verdict: met(dispatch.ratio <= 1.1)),
+        ]
+    }
+
+    /// `measure` run with the clock counting, without, and without again, in an order that
+    /// rotates per round: the medians, the median ratio on/off with its range, and off/off.
+    static func compare(rounds: Int, stats: PluginStats, _ measure: () throws -> Double) rethrows -> (on: Double, off: Double, ratio: Double, low: Double, high: Double, floor: Double) {
+        var on: [Double] = [], off: [Double] = [], ratios: [Double] = [], floors: [Double] = []
+        for round in 0..<rounds {
+            var times = [Double](repeating: 0, count: 3)
+            for slot in 0..<3 {
+                let which = (slot + round) % 3
+                FeatureClock.accounting = which == 0 ? stats : nil
+                times[which] = try measure()
+            }
+            on.append(times[0])
+            off.append(times[1])
+            ratios.append(times[0] / times[1])
+            floors.append(times[2] / times[1])
+        }
+        return (median(on), median(off), median(ratios), ratios.min() ?? 0, ratios.max() ?? 0, median(floors))
+    }
+}
