@@ -30,11 +30,12 @@ Commands:
   open ROUTE                   open a page: feature/page key=value … or coordsh://feature/page?key=value
   back                         go back to the previous page
   where                        the current route and the chain from the page up to the app
-  tree                         the coordinator tree
+  tree                         the coordinator tree (--format dot|mermaid|svg draws it)
+  map                          every feature, its pages and the messages between features, seen and declared (--format dot|mermaid|svg draws it)
   deps                         what AppDependency holds at the current coordinator
   queue                        queued messages per coordinator
   scenes                       the open scenes: one per terminal or client of the app
-  trace COMMAND…               run a command and show every hop of its message
+  trace COMMAND…               run a command and show every hop of its message (--format dot|mermaid|svg first draws it)
   config                       which config file is in force, every value and where it came from
   echo TEXT                    print TEXT (for scripts)
   quit                         leave the shell
@@ -57,6 +58,15 @@ pages:
   cart/offer code:string             what a promo code gives
 $ scenes
 terminal   pid {{*}}
+$ map
+account (account 0.3.0): prefix account, 6 messages, pages login, createAccount, confirmAccount, profile, outbox
+cart (cart 0.3.0): prefix cart, 6 messages, pages cart, checkout, offer
+content (content 0.3.0): prefix content, 3 messages, pages catalog, list, product, search
+payment (payment 0.3.0): prefix payment, 3 messages, pages method, receipt, orders
+between features:
+  account → host: service secrets (declared)
+  account → host: service passwords (declared)
+  cart → account: service accounts (declared)
 $ plugins allow nothing
 coordsh: error: plugins allow: no plugin named 'nothing' is quarantined
 [exit 1]
