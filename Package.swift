@@ -102,12 +102,15 @@ let package = Package(
         // The client: a scene of a server over its socket (`coordsh connect`, the supervised
         // shell's and server's link to their worker).
         .target(name: "CoordClient", dependencies: [sdk, "CoordSession", "CoordProtocol"]),
+        // A hung worker's stack, asked for before it is killed: the worker's handler and the
+        // front's signal to its main thread.
+        .target(name: "CStackReport"),
         // The epoll watch set the supervisors wait on: readable when any worker or scene is.
         .target(name: "CWatchSet"),
         // Supervision: the app in a worker process, restarted after a crash, upgraded in place;
         // a decorator over the client's remote scene.
         .target(name: "CoordSupervision", dependencies: [
-            sdk, "CoordRuntime", "CoordSession", "CoordClient", "CoordProtocol", "CSocketPass", "CSpawn", "CWatchSet",
+            sdk, "CoordRuntime", "CoordSession", "CoordClient", "CoordProtocol", "CSocketPass", "CSpawn", "CWatchSet", "CStackReport",
         ]),
         // The terminal: the line editor, the prompt, the password prompt and the loop that
         // drives a scene (local, remote or supervised) in batch or interactively.
@@ -122,7 +125,7 @@ let package = Package(
         ]),
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [
-            sdk, "CoordSession", "CoordClient", "CoordSupervision", "CoordRuntime", "CoordProtocol", "CSocketPass", "CWatchSet",
+            sdk, "CoordSession", "CoordClient", "CoordSupervision", "CoordRuntime", "CoordProtocol", "CSocketPass", "CWatchSet", "CStackReport",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

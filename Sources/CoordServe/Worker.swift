@@ -1,4 +1,5 @@
 import CSocketPass
+import CStackReport
 import CoordProtocol
 import CoordRuntime
 @_spi(Host) import CoordSDK
@@ -41,6 +42,8 @@ public enum Worker {
     public static func run(_ options: Options) -> Int32 {
         guard let (config, logger) = Serve.prepare(options.app, label: "coordsh.worker", level: options.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .warning) else { return 1 }
         signal(SIGPIPE, SIG_IGN)
+        // Where the main thread is, when the front asks before killing this process as hung.
+        _ = coordsh_stack_report_install(SIGUSR2)
         // The front's --db comes in the environment (WireProtocol.workerDatabaseVariable), and goes
         // no further: the children this process starts (vetting) do not need it.
         let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WireProtocol.workerDatabaseVariable]

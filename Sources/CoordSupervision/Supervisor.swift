@@ -149,6 +149,8 @@ package final class Supervisor {
         let hung = timedOut || scenes.contains { $0.remote?.connection.timedOut == true }
         for scene in scenes { scene.drop() }
         self.worker = nil
+        // Asked before the kill: where the main thread was stuck.
+        let stuck = hung ? worker.stuckIn() : nil
         let how = end(worker)
         var message = hung ? "the app process stopped answering" : worker.endedByItself ? "the app process crashed" : "the app process was killed"
         let running = worker.running
@@ -156,7 +158,7 @@ package final class Supervisor {
         if let running {
             message += " running '\(running.line)'" + (running.plugin.isEmpty ? "" : " in plugin \(running.plugin)")
         }
-        let cause = hung ? "no answer for \(Int(answerTimeout)) s" : how
+        let cause = hung ? "no answer for \(Int(answerTimeout)) s" + (stuck.map { ", stuck in \($0)" } ?? "") : how
         message += hung ? ": \(cause), killed" : ": \(cause)"
         let fatal = worker.fatalError
         if let fatal { message += " — \(fatal)" }

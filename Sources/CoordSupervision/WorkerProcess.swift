@@ -1,5 +1,6 @@
 import CSocketPass
 import CSpawn
+import CStackReport
 import CoordClient
 import CoordProtocol
 import CoordRuntime
@@ -201,6 +202,15 @@ package final class WorkerProcess {
         return (String(parts[0]), String(parts[1]), String(parts[2]))
     }
 
+    /// Where its main thread is stuck (`HungStack.culprit`), asked of the worker itself (its
+    /// stack report, on SIGUSR2 to that thread) before it is killed as hung; nil when it does
+    /// not answer within two seconds (it ends as soon as the report does).
+    func stuckIn() -> String? {
+        guard !hasEnded, coordsh_signal_main_thread(pid, SIGUSR2) == 0 else { return nil }
+        output.waitFor(line: "coordsh worker: end of stack", seconds: 2)
+        return HungStack(report: output.text(), pid: pid)?.culprit
+    }
+
     /// Kills it at once (it stopped answering).
     func killNow() {
         Glibc.kill(pid, SIGKILL)
@@ -240,6 +250,7 @@ final class OutputTail: @unchecked Sendable {
                 lock.withLock {
                     bytes.append(contentsOf: buffer[0..<count])
                     if bytes.count > 16_384 { bytes.removeFirst(bytes.count - 16_384) }
+                    lock.broadcast()
                 }
             }
             close(descriptor)
@@ -252,6 +263,15 @@ final class OutputTail: @unchecked Sendable {
 
     func text() -> String {
         lock.withLock { String(decoding: bytes, as: UTF8.self) }
+    }
+
+    /// Waits until `line` has been written (or the pipe closed), at most `seconds`.
+    func waitFor(line: String, seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        let wanted = Array((line + "\n").utf8)
+        lock.withLock {
+            while !ended, !bytes.contains(wanted), lock.wait(until: deadline) {}
+        }
     }
 
     /// Waits until the pipe has closed (everything written is read), at most `seconds`.
