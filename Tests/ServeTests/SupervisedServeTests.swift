@@ -131,7 +131,8 @@ struct SupervisedServeTests {
         switch try a.answer(to: stuck) {
         case .error(_, let code, let message):
             #expect(code == "crashed")
-            #expect(message.hasPrefix("the app process stopped answering running 'crash now loop' in plugin crasher: no answer for 8 s, killed; restarted"), "\(message)")
+            #expect(message.hasPrefix("the app process stopped answering running 'crash now loop' in plugin crasher: no answer for 8 s, stuck in closure #1 "), "\(message)")
+            #expect(message.contains("Crasher.CrasherCoordinator.init() -> Crasher.CrasherCoordinator (libcrasher.so), killed; restarted"), "\(message)")
         default:
             Issue.record("A's stuck command was answered, not killed")
         }
