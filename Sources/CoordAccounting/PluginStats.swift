@@ -8,8 +8,11 @@ import Foundation
 /// Always on unless the config says `[plugins] accounting = false`: the SDK's `FeatureClock`
 /// measures each handler and page (two clock reads and a table update, BENCHMARKS.md) and
 /// hands the figures here.
-@MainActor
-package final class PluginStats: FeatureAccounting {
+///
+/// Used on the main actor only — the session sets `client`, and the SDK's clock calls it from
+/// sends and renders, which all run there — but not isolated to it, so that a counted call
+/// pays for no executor check (see `FeatureAccounting`).
+package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     /// What a row counts: a message a plugin's handlers ran, a page it rendered, or (for the
     /// host, `coordsh`) a service of the host's that plugin code called.
     package enum Kind: String, Sendable, Comparable {
@@ -38,14 +41,44 @@ package final class PluginStats: FeatureAccounting {
     }
 
     /// How often each crossing happened (not cleared by a reset: it is the app's map, not a figure).
-    package private(set) var crossings: [Crossing: UInt64] = [:]
+    package var crossings: [Crossing: UInt64] {
+        Dictionary(zip(crossingKeys, crossingCounts), uniquingKeysWith: +)
+    }
+    private struct CrossingSlot: Hashable {
+        let from: Int32
+        let to: Int32
+        let message: Int32
+    }
+    @exclusivity(unchecked) private var crossingSlots: [CrossingSlot: Int] = [:]
+    @exclusivity(unchecked) private var crossingKeys: [Crossing] = []
+    @exclusivity(unchecked) private var crossingCounts: [UInt64] = []
 
     /// Every row, whoever ran it.
-    package private(set) var rows: [Key: WorkFigures] = [:]
+    package var rows: [Key: WorkFigures] {
+        Dictionary(uniqueKeysWithValues: zip(keys, figures).filter { $0.1.count > 0 || $0.1.waits > 0 })
+    }
     /// The same, per client (the scene whose command was running), for `serve`.
-    package private(set) var clients: [String: [Key: WorkFigures]] = [:]
+    package var clients: [String: [Key: WorkFigures]] {
+        var result: [String: [Key: WorkFigures]] = [:]
+        for (index, name) in clientNames.enumerated() {
+            let shares = zip(keys, clientFigures[index]).filter { $0.1.count > 0 || $0.1.waits > 0 }
+            if !shares.isEmpty { result[name] = Dictionary(uniqueKeysWithValues: shares) }
+        }
+        return result
+    }
+
     /// The scene whose command runs now; set by the session for each command.
-    package var client: String?
+    package var client: String? {
+        didSet {
+            guard client != oldValue else { return }
+            guard let client else { return clientSlot = nil }
+            if let known = clientIndex[client] { return clientSlot = known }
+            clientIndex[client] = clientNames.count
+            clientSlot = clientNames.count
+            clientNames.append(client)
+            clientFigures.append([])
+        }
+    }
     /// A run of its own longer than this (nanoseconds) is named to the person
     /// (`[plugins] slow_handler`); 0 names none.
     package var slowThreshold: UInt64
@@ -54,57 +87,112 @@ package final class PluginStats: FeatureAccounting {
     /// When the counting began, or was last reset (`FeatureClock.now()`).
     package private(set) var since = FeatureClock.now()
 
+    // The rows, by slot: a message's slot is found by the feature's and the message's numbers
+    // (no string is made or hashed per call); its key's strings are made once. Unchecked: used
+    // on the main actor only, never held across a call (each checked access of a counted call
+    // cost it more than its histogram).
+    private struct MessageSlot: Hashable {
+        let feature: Int32
+        let message: Int32
+    }
+    @exclusivity(unchecked) private var messageSlots: [MessageSlot: Int] = [:]
+    private var pageSlots: [Key: Int] = [:]
+    @exclusivity(unchecked) private var keys: [Key] = []
+    @exclusivity(unchecked) private var figures: [WorkFigures] = []
+    /// Per client, by slot (grown as slots are used), without percentiles.
+    @exclusivity(unchecked) private var clientFigures: [[WorkFigures]] = []
+    private var clientNames: [String] = []
+    private var clientIndex: [String: Int] = [:]
+    @exclusivity(unchecked) private var clientSlot: Int?
+
     package init(slowThreshold: UInt64 = 1_000_000_000) {
         self.slowThreshold = slowThreshold
     }
 
     /// Starts again from nothing (`plugins stats reset`).
     package func reset() {
-        rows.removeAll()
-        clients.removeAll()
+        for index in figures.indices { figures[index] = WorkFigures() }
+        for client in clientFigures.indices { clientFigures[client].removeAll() }
         since = FeatureClock.now()
     }
 
-    /// The plugin a feature's figures are counted for.
-    static func plugin(of feature: Feature) -> String { feature.origin?.name ?? feature.name }
+    /// The plugin the feature numbered `number` is counted for (asked once per row).
+    static func plugin(of number: Int32) -> String {
+        MainActor.assumeIsolated {
+            guard let feature = FeatureClock.feature(numbered: number) else { return "feature #\(number)" }
+            return feature.origin?.name ?? feature.name
+        }
+    }
+
+    /// The name of the feature numbered `number` (asked once per crossing).
+    static func name(of number: Int32) -> String {
+        MainActor.assumeIsolated { FeatureClock.feature(numbered: number)?.name ?? "feature #\(number)" }
+    }
 
     // MARK: FeatureAccounting
 
-    package func handled(_ message: MessageName, by feature: Feature, from caller: Feature?, cost: CallCost, error: (any Error)?) {
-        if let caller, caller !== feature {
-            crossings[Crossing(from: caller.name, to: feature.name, message: message.string), default: 0] &+= 1
+    package func handled(_ message: MessageName, by feature: Int32, from caller: Int32, cost: CallCost, error: (any Error)?) {
+        if caller >= 0, caller != feature {
+            let at = CrossingSlot(from: caller, to: feature, message: message.id)
+            if let known = crossingSlots[at] {
+                crossingCounts[known] &+= 1
+            } else {
+                crossingSlots[at] = crossingKeys.count
+                crossingKeys.append(Crossing(from: Self.name(of: caller), to: Self.name(of: feature), message: message.string))
+                crossingCounts.append(1)
+            }
         }
-        let key = Key(plugin: Self.plugin(of: feature), kind: .message, name: message.string)
+        let slot = messageSlot(message, feature)
         var refused = false
         if let error = error as? CoordError, case .notGranted = error { refused = true }
-        update(key) { $0.record(cost, failed: error != nil, refused: refused) }
+        update(slot) { $0.record(cost, failed: error != nil, refused: refused) }
         if slowThreshold > 0, cost.nanoseconds >= slowThreshold {
-            onSlow("slow handler: plugin \(key.plugin) took \(Self.duration(cost.nanoseconds)) for \(key.name) (over [plugins] slow_handler = \(Self.duration(slowThreshold)))")
+            onSlow("slow handler: plugin \(keys[slot].plugin) took \(Self.duration(cost.nanoseconds)) for \(keys[slot].name) (over [plugins] slow_handler = \(Self.duration(slowThreshold)))")
         }
     }
 
-    package func waited(_ message: MessageName, at feature: Feature, nanoseconds: UInt64) {
-        update(Key(plugin: Self.plugin(of: feature), kind: .message, name: message.string)) { $0.recordWait(nanoseconds) }
+    package func waited(_ message: MessageName, at feature: Int32, nanoseconds: UInt64) {
+        update(messageSlot(message, feature)) { $0.recordWait(nanoseconds) }
     }
 
-    package func rendered(_ page: String, by feature: Feature, cost: CallCost) {
+    package func rendered(_ page: String, by feature: Int32, cost: CallCost) {
         let key = Key(plugin: Self.plugin(of: feature), kind: .page, name: page)
-        update(key) { $0.record(cost, failed: false, refused: false) }
+        update(slot(pageSlots[key], key) { pageSlots[key] = $0 }) { $0.record(cost, failed: false, refused: false) }
         if slowThreshold > 0, cost.nanoseconds >= slowThreshold {
             onSlow("slow page: plugin \(key.plugin) took \(Self.duration(cost.nanoseconds)) to render \(page) (over [plugins] slow_handler = \(Self.duration(slowThreshold)))")
         }
     }
 
     package func served(_ name: String, cost: CallCost) {
-        update(Key(plugin: Self.host, kind: .service, name: name)) { $0.record(cost, failed: false, refused: false) }
+        let key = Key(plugin: Self.host, kind: .service, name: name)
+        update(slot(pageSlots[key], key) { pageSlots[key] = $0 }) { $0.record(cost, failed: false, refused: false) }
     }
 
     /// The name the host's own rows go under.
     package static let host = "coordsh"
 
-    private func update(_ key: Key, _ change: (inout WorkFigures) -> Void) {
-        change(&rows[key, default: WorkFigures()])
-        if let client { change(&clients[client, default: [:]][key, default: WorkFigures()]) }
+    private func messageSlot(_ message: MessageName, _ feature: Int32) -> Int {
+        let at = MessageSlot(feature: feature, message: message.id)
+        return slot(messageSlots[at], Key(plugin: Self.plugin(of: feature), kind: .message, name: message.string)) { messageSlots[at] = $0 }
+    }
+
+    /// `known`, or a new slot for `key` (remembered by `remember`).
+    @inline(__always)
+    private func slot(_ known: Int?, _ key: @autoclosure () -> Key, remember: (Int) -> Void) -> Int {
+        if let known { return known }
+        keys.append(key())
+        figures.append(WorkFigures())
+        remember(keys.count - 1)
+        return keys.count - 1
+    }
+
+    private func update(_ slot: Int, _ change: (inout WorkFigures) -> Void) {
+        change(&figures[slot])
+        guard let client = clientSlot else { return }
+        if clientFigures[client].count <= slot {
+            clientFigures[client].append(contentsOf: repeatElement(WorkFigures(percentiles: false), count: slot + 1 - clientFigures[client].count))
+        }
+        change(&clientFigures[client][slot])
     }
 
     /// `1.20 s`, `35 ms`, `840 µs`, `512 ns`: three figures at most, for people.

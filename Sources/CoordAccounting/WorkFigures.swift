@@ -9,8 +9,11 @@ package struct WorkFigures: Sendable {
     package private(set) var count: UInt64 = 0
     package private(set) var errors: UInt64 = 0
     package private(set) var refusals: UInt64 = 0
-    /// Its own time per run, in nanoseconds (what it sent to other handlers taken out).
-    package private(set) var time = WorkFigures.newHistogram()
+    /// Its whole own time, in nanoseconds (what it sent to other handlers taken out).
+    package private(set) var total: UInt64 = 0
+    /// Its own time per run (nanoseconds), for the percentiles; nil for a client's share,
+    /// which keeps sums only (a histogram is some kilobytes, a served app has many clients).
+    package private(set) var time: Histogram<UInt32>?
     /// The statements it ran on its data handle, and their time in nanoseconds.
     package private(set) var statements: UInt64 = 0
     package private(set) var statementNanoseconds: UInt64 = 0
@@ -19,22 +22,24 @@ package struct WorkFigures: Sendable {
     package private(set) var waitNanoseconds: UInt64 = 0
     package private(set) var longestWait: UInt64 = 0
 
-    /// The longest time a histogram tells apart (an hour); a longer run counts as an hour.
+    /// The shortest and longest time a histogram tells apart (100 ns, an hour): a shorter run
+    /// counts as 100 ns, a longer one as an hour; two significant digits in between.
+    static let floor: UInt64 = 100
     static let ceiling: UInt64 = 3_600_000_000_000
 
-    /// Two significant digits: a percentile within 1 %, a few kilobytes per row.
-    static func newHistogram() -> Histogram<UInt64> {
-        Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: ceiling, numberOfSignificantValueDigits: .two)
+    package init(percentiles: Bool = true) {
+        if percentiles {
+            time = Histogram<UInt32>(lowestDiscernibleValue: Self.floor, highestTrackableValue: Self.ceiling, numberOfSignificantValueDigits: .two)
+        }
     }
-
-    package init() {}
 
     /// One run that cost `cost`; `refused` when it failed because a grant was missing.
     mutating func record(_ cost: CallCost, failed: Bool, refused: Bool) {
         count &+= 1
         if failed { errors &+= 1 }
         if refused { refusals &+= 1 }
-        _ = time.record(Swift.min(Swift.max(cost.nanoseconds, 1), Self.ceiling))
+        total &+= cost.nanoseconds
+        _ = time?.record(Swift.min(Swift.max(cost.nanoseconds, Self.floor), Self.ceiling))
         statements &+= cost.statements
         statementNanoseconds &+= cost.statementNanoseconds
     }
@@ -45,19 +50,20 @@ package struct WorkFigures: Sendable {
         longestWait = Swift.max(longestWait, nanoseconds)
     }
 
-    /// The median, 99th percentile and longest of its own time, in nanoseconds (0 before any run).
-    package var p50: UInt64 { count == 0 ? 0 : time.valueAtPercentile(50) }
-    package var p99: UInt64 { count == 0 ? 0 : time.valueAtPercentile(99) }
-    package var max: UInt64 { count == 0 ? 0 : time.max }
-    /// Its whole own time, in nanoseconds (the histogram's sum, within its precision).
-    package var total: UInt64 { count == 0 ? 0 : UInt64(time.mean * Double(count)) }
+    /// The median, 99th percentile and longest of its own time, in nanoseconds (nil without
+    /// percentiles or before any run).
+    package var p50: UInt64? { count == 0 ? nil : time?.valueAtPercentile(50) }
+    package var p99: UInt64? { count == 0 ? nil : time?.valueAtPercentile(99) }
+    package var max: UInt64? { count == 0 ? nil : time?.max }
 
-    /// These figures with `other`'s added (a plugin's rows summed, or the clients' merged).
+    /// These figures with `other`'s added (a plugin's rows summed); the percentiles are kept
+    /// only where both have them.
     package mutating func add(_ other: WorkFigures) {
         count &+= other.count
         errors &+= other.errors
         refusals &+= other.refusals
-        time.add(other.time)
+        total &+= other.total
+        if let theirs = other.time { time?.add(theirs) } else { time = nil }
         statements &+= other.statements
         statementNanoseconds &+= other.statementNanoseconds
         waits &+= other.waits

@@ -27,8 +27,8 @@ extension Builtin {
                 line += " \(figures.count) run\(figures.count == 1 ? "" : "s")"
                 if figures.errors > 0 { line += ", \(figures.errors) failed" }
                 if figures.refusals > 0 { line += " (\(figures.refusals) refused)" }
-                if figures.count > 0 {
-                    line += "  p50 \(PluginStats.duration(figures.p50))  p99 \(PluginStats.duration(figures.p99))  max \(PluginStats.duration(figures.max))"
+                if let p50 = figures.p50, let p99 = figures.p99, let max = figures.max {
+                    line += "  p50 \(PluginStats.duration(p50))  p99 \(PluginStats.duration(p99))  max \(PluginStats.duration(max))"
                 }
                 if figures.statements > 0 { line += "  SQL \(figures.statements) (\(PluginStats.duration(figures.statementNanoseconds)))" }
                 if figures.waits > 0 { line += "  waited \(figures.waits)× (longest \(PluginStats.duration(figures.longestWait)))" }
@@ -80,13 +80,17 @@ extension Builtin {
             "plugin": .string(plugin), "runs": .int(Int(all.count)), "errors": .int(Int(all.errors)), "refusals": .int(Int(all.refusals)),
             "nanoseconds": .int(Int(all.total)), "statements": .int(Int(all.statements)),
             "work": JSONValue(rows.map { key, figures in
-                [
+                var row: JSONObject = [
                     "kind": .string(key.kind.rawValue), "name": .string(key.name), "runs": .int(Int(figures.count)),
-                    "errors": .int(Int(figures.errors)), "refusals": .int(Int(figures.refusals)),
-                    "p50Nanoseconds": .int(Int(figures.p50)), "p99Nanoseconds": .int(Int(figures.p99)), "maxNanoseconds": .int(Int(figures.max)),
+                    "errors": .int(Int(figures.errors)), "refusals": .int(Int(figures.refusals)), "nanoseconds": .int(Int(figures.total)),
                     "statements": .int(Int(figures.statements)), "statementNanoseconds": .int(Int(figures.statementNanoseconds)),
                     "waits": .int(Int(figures.waits)), "waitNanoseconds": .int(Int(figures.waitNanoseconds)), "longestWaitNanoseconds": .int(Int(figures.longestWait)),
-                ] as JSONObject
+                ]
+                // A client's share keeps sums only: no percentiles.
+                row["p50Nanoseconds"] = figures.p50.map { .int(Int($0)) }
+                row["p99Nanoseconds"] = figures.p99.map { .int(Int($0)) }
+                row["maxNanoseconds"] = figures.max.map { .int(Int($0)) }
+                return row
             }),
         ]
     }

@@ -104,7 +104,7 @@ struct DispatchExecutor {
         while true {
             pass(current)
             if let handler = current.handlers[message.name.id] {
-                handler.feature = FeatureClock.feature(of: current)
+                handler.feature = FeatureClock.number(of: current)
                 let hadParent = current.parent != nil
                 if let outcome = try Self.visit(
                     current, handler, message, trace: trace, routed: false, handledBelow: &handledBelow)

@@ -164,7 +164,7 @@ final class DispatchPath {
                 scenePassed = chain.count
             }
             if let handler = current.handlers[name.id] {
-                handler.feature = FeatureClock.feature(of: current)
+                handler.feature = FeatureClock.number(of: current)
                 steps.append(Step(
                     level: current, handler: handler, survivor: current, hadParent: current.parent != nil,
                     passed: chain.count))

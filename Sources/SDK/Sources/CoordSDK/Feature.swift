@@ -181,6 +181,10 @@ public struct FeatureDefinition: Sendable {
     /// does not load itself again.
     private var loading = false
 
+    /// Its number in this process, for counting its code's cost without a reference
+    /// (`FeatureClock`).
+    public private(set) var number: Int32 = -1
+
     init(_ definition: FeatureDefinition, origin: PluginOrigin?) {
         self.definition = definition
         self.prefix = FeaturePrefix(definition.prefix)
@@ -188,6 +192,7 @@ public struct FeatureDefinition: Sendable {
         self.specs = Self.specs(definition)
         self.providedKeys = definition.provides.map(\.key)
         self.guardedKeys = definition.provides.filter(\.guarded).map(\.key)
+        number = FeatureClock.enroll(self)
     }
 
     /// A feature registered from `manifest`; `load` loads its plugin (and, through the
@@ -206,6 +211,7 @@ public struct FeatureDefinition: Sendable {
         self.guardedKeys = manifest.guarded.map(DependencyKey.init)
         self.manifestPages = manifest.pageCases
         self.loader = load
+        number = FeatureClock.enroll(self)
     }
 
     private static func specs(_ definition: FeatureDefinition) -> [Int32: MessageSpec] {

@@ -20,18 +20,24 @@ import Glibc
 ///
 /// The SDK measures, the host keeps: the figures, their histograms and the per-client split
 /// are the host's business, so none of this is part of the face a plugin compiles against.
+///
+/// Called only on the main actor (every send and render runs there), but not isolated to it:
+/// a handler call pays for no executor check (`MainActor.assumeIsolated` cost a counted call
+/// more than the handler itself). Implementations keep to that thread.
 @_spi(Host) public protocol FeatureAccounting: AnyObject {
-    /// A handler of `feature` ran `message`; `caller` is the feature whose handler sent it, nil
+    /// A handler of `feature` ran `message`; `caller` is the feature whose handler sent it, -1
     /// when no feature's did (the person, the host); `error` is what it threw, nil when it did not.
-    @MainActor func handled(_ message: MessageName, by feature: Feature, from caller: Feature?, cost: CallCost, error: (any Error)?)
+    /// Features are given by number (`Feature.number`; `FeatureClock.feature(numbered:)` finds
+    /// one): a counted call passes integers, never a reference it would retain.
+    func handled(_ message: MessageName, by feature: Int32, from caller: Int32, cost: CallCost, error: (any Error)?)
     /// `message` waited `nanoseconds` in the queue of a level of `feature` before it ran again.
-    @MainActor func waited(_ message: MessageName, at feature: Feature, nanoseconds: UInt64)
+    func waited(_ message: MessageName, at feature: Int32, nanoseconds: UInt64)
     /// A page view of `feature` rendered `page` (`cart/cart`).
-    @MainActor func rendered(_ page: String, by feature: Feature, cost: CallCost)
+    func rendered(_ page: String, by feature: Int32, cost: CallCost)
     /// The host's own work `name` (`passwords.hash`) ran for a feature's code: the host's
     /// time, taken out of the calling handler's, as a deliberately slow password hash is not
     /// the plugin's doing.
-    @MainActor func served(_ name: String, cost: CallCost)
+    func served(_ name: String, cost: CallCost)
 }
 /// The clock every feature's code runs under when the host counts it (`FeatureAccounting`).
 ///
@@ -46,17 +52,19 @@ import Glibc
 @_spi(Host) public enum FeatureClock {
     /// Storage read by the dispatch fast path, which runs on the main actor without being
     /// isolated code (see `HandlerEntry.unisolatedBody`); written only through `accounting`.
-    nonisolated(unsafe) static var installed: (any FeatureAccounting)?
+    @exclusivity(unchecked) nonisolated(unsafe) static var installed: (any FeatureAccounting)?
     /// The current measured call's figures so far: the time of the measured calls inside it,
     /// and the statements it ran.
-    nonisolated(unsafe) static var inner: UInt64 = 0
-    nonisolated(unsafe) static var statements: UInt64 = 0
-    nonisolated(unsafe) static var statementNanoseconds: UInt64 = 0
+    @exclusivity(unchecked) nonisolated(unsafe) static var inner: UInt64 = 0
+    @exclusivity(unchecked) nonisolated(unsafe) static var statements: UInt64 = 0
+    @exclusivity(unchecked) nonisolated(unsafe) static var statementNanoseconds: UInt64 = 0
     /// The feature whose handler runs now (the innermost), the caller of the next one.
-    nonisolated(unsafe) static var current: Feature?
+    @exclusivity(unchecked) nonisolated(unsafe) static var current: Int32 = -1
+    /// Every feature made in this process, by number, held weakly: how the host names one.
+    static var enrolled: [WeakFeature] = []
 
     /// The thread the app runs on (the main actor's), where the clock's state lives.
-    nonisolated(unsafe) static var mainThread = pthread_self()
+    @exclusivity(unchecked) nonisolated(unsafe) static var mainThread = pthread_self()
 
     /// Who counts; nil (the default) counts nothing. Setting it advances the dispatch epoch, so
     /// that every cached path is built again with (or without) its handlers' features.
@@ -74,9 +82,7 @@ import Glibc
     /// or while nobody counts, it just runs `body`.
     public nonisolated static func hostWork<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
         guard installed != nil, pthread_equal(pthread_self(), mainThread) != 0 else { return try body() }
-        return try measure(body) { cost, _ in
-            MainActor.assumeIsolated { installed?.served(name, cost: cost) }
-        }
+        return try measure(body) { cost, _ in installed?.served(name, cost: cost) }
     }
 
     /// Monotonic nanoseconds (CLOCK_MONOTONIC), the clock of every figure.
@@ -130,41 +136,59 @@ import Glibc
     /// Runs a handler: measured when accounting set its feature, plain otherwise.
     @inline(__always)
     nonisolated static func run(_ entry: HandlerEntry, _ message: Message) throws -> Disposition {
-        guard let feature = entry.feature else { return try entry.unisolatedBody(message) }
-        return try measured(entry, feature, message)
+        guard entry.feature >= 0 else { return try entry.unisolatedBody(message) }
+        return try measured(entry, message)
     }
 
     @inline(never)
-    private nonisolated static func measured(_ entry: HandlerEntry, _ feature: Feature, _ message: Message) throws -> Disposition {
+    private nonisolated static func measured(_ entry: HandlerEntry, _ message: Message) throws -> Disposition {
+        // Counting was turned off since the feature was set: a plain call.
+        let feature = entry.feature
+        guard installed != nil else { return try entry.unisolatedBody(message) }
         let name = message.name
         let caller = current
         current = feature
         defer { current = caller }
         return try measure({ try entry.unisolatedBody(message) }) { cost, error in
-            // Only ever on the main actor: every send is (`Responder` is main-actor isolated).
-            MainActor.assumeIsolated {
-                installed?.handled(name, by: feature, from: caller, cost: cost, error: error)
-            }
+            installed?.handled(name, by: feature, from: caller, cost: cost, error: error)
         }
     }
 
-    /// The feature a level's handlers count for while accounting is on: the feature of the
-    /// nearest coordinator above (or at) it that runs one; nil for the host's own levels.
-    static func feature(of level: Responder) -> Feature? {
-        guard installed != nil else { return nil }
+    /// The number of the feature a level's handlers count for while accounting is on: the
+    /// feature of the nearest coordinator above (or at) it that runs one; -1 for the host's own
+    /// levels, and for every level while nobody counts.
+    static func number(of level: Responder) -> Int32 {
+        guard installed != nil else { return -1 }
         var current: Responder? = level
         while let at = current {
-            if let coordinator = at as? Coordinator, let feature = coordinator.accessFeature { return feature }
+            if let coordinator = at as? Coordinator, let feature = coordinator.accessFeature { return feature.number }
             current = at.parent
         }
-        return nil
+        return -1
+    }
+
+    /// Gives `feature` its number.
+    static func enroll(_ feature: Feature) -> Int32 {
+        enrolled.append(WeakFeature(feature))
+        return Int32(enrolled.count - 1)
+    }
+
+    /// The feature numbered `number`, while it exists.
+    public static func feature(numbered number: Int32) -> Feature? {
+        number >= 0 && Int(number) < enrolled.count ? enrolled[Int(number)].feature : nil
+    }
+
+    struct WeakFeature {
+        weak var feature: Feature?
+        init(_ feature: Feature) { self.feature = feature }
     }
 }
 
 extension PageView {
     /// `render()`, measured as its feature's work while the host counts (`FeatureClock`).
     @_spi(Host) public func measuredRender() -> Rendering {
-        guard let accounting = FeatureClock.installed, let feature = FeatureClock.feature(of: self) else { return render() }
+        let feature = FeatureClock.number(of: self)
+        guard let accounting = FeatureClock.installed, feature >= 0 else { return render() }
         var cost = CallCost()
         let rendering = FeatureClock.measure({ render() }) { measured, _ in cost = measured }
         let route = page.route

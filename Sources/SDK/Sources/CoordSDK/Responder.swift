@@ -177,7 +177,7 @@ open class Responder: NeedsDependency {
                 report(.dropped(message: entry.message.description, at: chainDescription, reason: "\(error)"))
             }
         }
-        if let accounting = FeatureClock.installed, let feature = FeatureClock.feature(of: self) {
+        if let accounting = FeatureClock.installed, case let feature = FeatureClock.number(of: self), feature >= 0 {
             let now = FeatureClock.now()
             for entry in ready where entry.queuedAt != 0 {
                 accounting.waited(entry.message.name, at: feature, nanoseconds: now &- entry.queuedAt)
@@ -206,7 +206,7 @@ open class Responder: NeedsDependency {
         guard let handler = handlers[message.name.id] else {
             throw CoordError.unhandledMessage(message.name.string, path: [chainDescription])
         }
-        handler.feature = FeatureClock.feature(of: self)
+        handler.feature = FeatureClock.number(of: self)
         var executor = DispatchExecutor(message, trace: nil)
         executor.pass(self)
         let hadParent = parent != nil
