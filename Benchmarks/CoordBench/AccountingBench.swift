@@ -32,18 +32,7 @@ enum AccountingBench {
         // Never named slow, whatever the machine does meanwhile.
         stats.slowThreshold = 0
 
-        func cycle() -> Double {
-            let start = now()
-            for index in 0..<cycles {
-                let id = index % 60 + 1
-                for line in ["content show \(id)", "cart add \(id)", "cart show", "cart remove \(id)"] {
-                    let reply = session.run(line)
-                    precondition(reply.error == nil, "\(line): \(reply.error?.message ?? "")")
-                }
-            }
-            return Double(now() - start) / 1e3 / Double(cycles * 4)
-        }
-        let shop = compare(rounds: rounds, stats: stats) { cycle() }
+        let shop = compare(rounds: rounds, stats: stats) { GuardBench.cartCycle(session, cycles: cycles) }
         precondition(stats.rows.values.contains { $0.count > 0 }, "nothing was counted")
 
         // A feature's Swift handler at depth 5: view, three coordinators, the scene, the app,
@@ -52,13 +41,7 @@ enum AccountingBench {
         try host.app.register([FeatureDefinition(
             name: "sbench", prefix: "sbench", pages: CDispatchBench.SwiftBenchPage.self, messages: [MessageSpec("ping", [Parameter("n", .int)])],
             coordinator: { CDispatchBench.SwiftBenchCoordinator(total: total) })], origin: nil)
-        var parent: Coordinator = session.scene
-        for level in 0..<3 {
-            let child = Coordinator(identifier: "c\(level)")
-            parent.startChild(child)
-            parent = child
-        }
-        let view = try parent.show(DispatchBench.BenchPage.home)
+        let view = try CDispatchBench.pageThreeDown(in: session.scene)
         let message = Message(MessageName("sbenchPing"), Arguments([("n", .int(1))]), from: view)
         try view.send(message)
         let dispatch = try compare(rounds: dispatchRounds, stats: stats) {

@@ -36,6 +36,18 @@ enum CDispatchBench {
         var arguments: Arguments { Arguments() }
     }
 
+    /// A page view under three coordinators under `scene`: a message sent from it passes five
+    /// levels before the app routes it.
+    static func pageThreeDown(in scene: SceneCoordinator) throws -> PageView {
+        var parent: Coordinator = scene
+        for level in 0..<3 {
+            let child = Coordinator(identifier: "c\(level)")
+            parent.startChild(child)
+            parent = child
+        }
+        return try parent.show(DispatchBench.BenchPage.home)
+    }
+
     @inline(never) static func send(_ view: PageView, _ message: Message, count: Int) throws {
         for _ in 0..<count { try view.send(message) }
     }
@@ -60,14 +72,7 @@ enum CDispatchBench {
         try app.register([FeatureDefinition(
             name: "sbench", prefix: "sbench", pages: SwiftBenchPage.self, messages: [MessageSpec("ping", [Parameter("n", .int)])],
             coordinator: { SwiftBenchCoordinator(total: total) })], origin: nil)
-        let scene = app.makeScene(identifier: "bench")
-        var parent: Coordinator = scene
-        for level in 0..<3 {
-            let child = Coordinator(identifier: "c\(level)")
-            parent.startChild(child)
-            parent = child
-        }
-        let view = try parent.show(DispatchBench.BenchPage.home)
+        let view = try Self.pageThreeDown(in: app.makeScene(identifier: "bench"))
         let cMessage = Message(MessageName("cbenchPing"), Arguments([("n", .int(1))]), from: view)
         let swiftMessage = Message(MessageName("sbenchPing"), Arguments([("n", .int(1))]), from: view)
         // Both coordinators started (first use) before anything is timed.

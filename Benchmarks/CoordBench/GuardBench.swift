@@ -41,17 +41,7 @@ enum GuardBench {
         let (plainHost, plain) = try host("plain", scoped: false)
         // A second unscoped app: the ratio of the two unscoped ones is the noise floor.
         let (controlHost, control) = try host("control", scoped: false)
-        func cycle(_ session: Session) -> Double {
-            let start = now()
-            for index in 0..<cycles {
-                let id = index % 60 + 1
-                for line in ["content show \(id)", "cart add \(id)", "cart show", "cart remove \(id)"] {
-                    let reply = session.run(line)
-                    precondition(reply.error == nil, "\(line): \(reply.error?.message ?? "")")
-                }
-            }
-            return Double(now() - start) / 1e3 / Double(cycles * 4)
-        }
+        func cycle(_ session: Session) -> Double { Self.cartCycle(session, cycles: cycles) }
         // One cycle each first: plugins loaded, statements prepared, verdicts made.
         for session in [scoped, plain, control] { _ = cycle(session) }
         var scopedSamples: [Double] = [], plainSamples: [Double] = [], ratios: [Double] = [], controlRatios: [Double] = []
@@ -82,5 +72,21 @@ enum GuardBench {
                 ratio: String(format: "rounds %.2f–%.2f", controlRatios.min() ?? 0, controlRatios.max() ?? 0),
                 goal: "", verdict: nil),
         ]
+    }
+}
+
+extension GuardBench {
+    /// µs per command of `cycles` rounds of the shop's cart cycle — `content show`, `cart add`,
+    /// `cart show`, `cart remove` — in `session`.
+    static func cartCycle(_ session: Session, cycles: Int) -> Double {
+        let start = now()
+        for index in 0..<cycles {
+            let id = index % 60 + 1
+            for line in ["content show \(id)", "cart add \(id)", "cart show", "cart remove \(id)"] {
+                let reply = session.run(line)
+                precondition(reply.error == nil, "\(line): \(reply.error?.message ?? "")")
+            }
+        }
+        return Double(now() - start) / 1e3 / Double(cycles * 4)
     }
 }
