@@ -39,6 +39,7 @@ import Glibc
     /// the plugin's doing.
     func served(_ name: String, cost: CallCost)
 }
+
 /// The clock every feature's code runs under when the host counts it (`FeatureAccounting`).
 ///
 /// **Own time.** A handler that sends a message handled by another handler does not pay for
@@ -46,8 +47,9 @@ import Glibc
 /// it off its own. So the figures of a plugin are its own, whoever it sends to.
 ///
 /// **Cost.** Off (no `accounting`), a handler call pays one load and one branch: the handler's
-/// feature is set on it only while accounting is on, when its dispatch path is built (once
-/// per tree change), never looked up per send.
+/// feature number is set on it only while accounting is on, when its dispatch path is built
+/// (once per tree change) or its feature's coordinator first receives it, never looked up per
+/// send.
 @MainActor
 @_spi(Host) public enum FeatureClock {
     /// Storage read by the dispatch fast path, which runs on the main actor without being
