@@ -115,7 +115,7 @@ let package = Package(
         // The terminal: the line editor, the prompt, the password prompt and the loop that
         // drives a scene (local, remote or supervised) in batch or interactively.
         .target(name: "CoordTerminal", dependencies: [
-            sdk, "CoordRuntime", "CoordData", "CoordSession", "CoordClient", "CoordSupervision", "CoordProtocol", "CLineEdit",
+            sdk, "CoordRuntime", "CoordData", "CoordSession", "CoordClient", "CoordSupervision", "CoordProtocol", "CLineEdit", "CoordPicture",
         ]),
         // The plugin author's tools: `plugin check` (the contract suite in a child) and
         // `plugin new`.
