@@ -42,6 +42,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // serve --metrics: the figures as swift-metrics instruments, served in Prometheus's
+        // text format by swift-prometheus's registry.
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         // ./bench: latency percentiles of the served commands.
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
         // The SDK's macros are built on it; MacroTests checks their expansions with its test support.
@@ -87,6 +91,13 @@ let package = Package(
         // What each plugin's code cost (per plugin and message or page: runs, errors, own time,
         // SQL, queue waits), fed by the SDK's FeatureClock; `plugins stats` shows it.
         .target(name: "CoordAccounting", dependencies: [sdk, .product(name: "Histogram", package: "hdrhistogram-swift")]),
+        // `serve --metrics`: each plugin's figures (fed by PluginStats), the front's restarts and
+        // clients, as swift-metrics instruments in a Prometheus registry; the worker's half
+        // asked for over a channel of its own, and the HTTP endpoint a monitoring system scrapes.
+        .target(name: "CoordMetrics", dependencies: [
+            sdk, "CoordAccounting", .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // The app as pictures: diagrams written as Graphviz DOT or Mermaid (`tree`, `trace`,
         // `map` with --format).
         .target(name: "CoordPicture"),
@@ -126,6 +137,7 @@ let package = Package(
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [
             sdk, "CoordSession", "CoordClient", "CoordSupervision", "CoordRuntime", "CoordProtocol", "CSocketPass", "CWatchSet", "CStackReport",
+            "CoordMetrics", "CoordAccounting", .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -184,6 +196,6 @@ let package = Package(
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
-        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordClient"], exclude: ["client.py"]),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordClient"], exclude: ["client.py", "scrape.py"]),
     ]
 )

@@ -84,6 +84,9 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     package var slowThreshold: UInt64
     /// Told the one line that names a slow handler or page.
     package var onSlow: (String) -> Void = { _ in }
+    /// Told every figure as it is counted (`serve --metrics`); nil, the default, costs a
+    /// counted call one test.
+    @exclusivity(unchecked) package var sink: (any FigureSink)?
     /// When the counting began, or was last reset (`FeatureClock.now()`).
     package private(set) var since = FeatureClock.now()
 
@@ -146,18 +149,23 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
         var refused = false
         if let error = error as? CoordError, case .notGranted = error { refused = true }
         update(slot) { $0.record(cost, failed: error != nil, refused: refused) }
+        sink?.ran(keys[slot], slot: slot, cost: cost, failed: error != nil, refused: refused)
         if slowThreshold > 0, cost.nanoseconds >= slowThreshold {
             onSlow("slow handler: plugin \(keys[slot].plugin) took \(Self.duration(cost.nanoseconds)) for \(keys[slot].name) (over [plugins] slow_handler = \(Self.duration(slowThreshold)))")
         }
     }
 
     package func waited(_ message: MessageName, at feature: Int32, nanoseconds: UInt64) {
-        update(messageSlot(message, feature)) { $0.recordWait(nanoseconds) }
+        let slot = messageSlot(message, feature)
+        update(slot) { $0.recordWait(nanoseconds) }
+        sink?.waited(keys[slot], slot: slot, nanoseconds: nanoseconds)
     }
 
     package func rendered(_ page: String, by feature: Int32, cost: CallCost) {
         let key = Key(plugin: Self.plugin(of: feature), kind: .page, name: page)
-        update(slot(pageSlots[key], key) { pageSlots[key] = $0 }) { $0.record(cost, failed: false, refused: false) }
+        let slot = slot(pageSlots[key], key) { pageSlots[key] = $0 }
+        update(slot) { $0.record(cost, failed: false, refused: false) }
+        sink?.ran(key, slot: slot, cost: cost, failed: false, refused: false)
         if slowThreshold > 0, cost.nanoseconds >= slowThreshold {
             onSlow("slow page: plugin \(key.plugin) took \(Self.duration(cost.nanoseconds)) to render \(page) (over [plugins] slow_handler = \(Self.duration(slowThreshold)))")
         }
@@ -165,7 +173,9 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
 
     package func served(_ name: String, cost: CallCost) {
         let key = Key(plugin: Self.host, kind: .service, name: name)
-        update(slot(pageSlots[key], key) { pageSlots[key] = $0 }) { $0.record(cost, failed: false, refused: false) }
+        let slot = slot(pageSlots[key], key) { pageSlots[key] = $0 }
+        update(slot) { $0.record(cost, failed: false, refused: false) }
+        sink?.ran(key, slot: slot, cost: cost, failed: false, refused: false)
     }
 
     /// The name the host's own rows go under.

@@ -62,6 +62,10 @@ public struct Config: Sendable, Equatable {
         public var drainTimeout: Double = 10
         /// Whether root may attach to another user's server (`allow_root`); other uids never.
         public var allowRoot = false
+        /// Whether `serve --metrics` may listen on an address other than loopback
+        /// (`metrics_any_address`): the figures name every plugin and message the app runs, and
+        /// the endpoint has no authentication, so reaching it from another machine is a choice.
+        public var metricsAnyAddress = false
     }
 
     /// Seconds a supervised shell waits for its worker's answer before it kills the worker as
@@ -96,7 +100,7 @@ public struct Config: Sendable, Equatable {
     /// The tables the host reads itself, with their keys.
     static let hostKeys: [(String, [String])] = [
         ("plugins", ["dirs", "allow", "vet_timeout", "require_sandbox", "grants", "accounting", "slow_handler"]), ("shell", ["home", "history", "worker_timeout"]), ("data", ["path", "url", "busy_timeout", "statement_timeout"]),
-        ("serve", ["max_clients", "handshake_timeout", "outbound_limit", "drain_timeout", "allow_root"]),
+        ("serve", ["max_clients", "handshake_timeout", "outbound_limit", "drain_timeout", "allow_root", "metrics_any_address"]),
     ]
     static let hostSections = Set(hostKeys.map(\.0))
 
@@ -438,6 +442,10 @@ public struct Config: Sendable, Equatable {
             if let value = serveTable["allow_root"] {
                 guard let flag = value.bool else { throw fail("serve.allow_root", "must be true or false") }
                 config.serve.allowRoot = flag
+            }
+            if let value = serveTable["metrics_any_address"] {
+                guard let flag = value.bool else { throw fail("serve.metrics_any_address", "must be true or false") }
+                config.serve.metricsAnyAddress = flag
             }
         }
         for key in table.keys where !hostSections.contains(key) {

@@ -1,4 +1,5 @@
 import CWatchSet
+import CoordMetrics
 import CoordProtocol
 import CoordRuntime
 import CoordSession
@@ -49,10 +50,14 @@ final class FrontServer: ClientServing {
     /// connection needs one.
     private let noPrompt = NoTerminalSecrets()
 
-    init(supervisor: Supervisor, logger: Logger, settings: Config.ServeSettings) {
+    /// `serve --metrics`: the restarts and crashes are counted here as they happen.
+    let metrics: ServeMetrics?
+
+    init(supervisor: Supervisor, logger: Logger, settings: Config.ServeSettings, metrics: ServeMetrics? = nil) {
         self.supervisor = supervisor
         self.logger = logger
         self.settings = settings
+        self.metrics = metrics
     }
 
     /// Starts the first worker and watches it from the loop.
@@ -78,6 +83,15 @@ final class FrontServer: ClientServing {
     private var scenes: [SceneLink] { ordered.map(\.scene) }
 
     var busy: Bool { clients.values.contains { $0.owedSince != nil } }
+
+    var metricsNow: ServeMetrics.Now {
+        ServeMetrics.Now(
+            clients: clients.count, waiting: clients.values.map(\.waiting.count).reduce(frontWork.count, +),
+            appUp: supervisor.worker != nil, quarantined: supervisor.quarantinedCount)
+    }
+
+    /// The running worker's metrics channel (`serve --metrics`).
+    var workerMetrics: MetricsChannel? { metrics?.channel(of: supervisor.worker?.pid) }
 
     // MARK: Connections
 
@@ -207,6 +221,7 @@ final class FrontServer: ClientServing {
             let answer = supervisor.answer(command, scenes: scenes)
             switch answer {
             case .done(let text):
+                metrics?.restarted(command == .restart ? .restart : .upgrade)
                 if command == .restart {
                     logger.notice("the app was started again by client \(client.link.id)")
                     broadcast(.init(text: text, isWarning: false), except: client.link.id)
@@ -373,6 +388,8 @@ final class FrontServer: ClientServing {
         }
         let end = supervisor.workerDied(scenes: scenes, hung: hung)
         logger.error("\(end.message)")
+        if let plugin = end.blamed { metrics?.crashed(plugin) }
+        if end.restarted { metrics?.restarted(end.hung ? .hang : .crash) }
         for client in greeting { greet(client) }
         for client in ordered {
             let own = end.line(for: client.scene, ownCommand: true)
@@ -403,6 +420,7 @@ final class FrontServer: ClientServing {
     /// A new worker with the plugin folders as they are now, every scene handed over.
     private func upgrade() -> ServerReply.Notice {
         let notice = supervisor.upgrade(scenes)
+        if !notice.isWarning { metrics?.restarted(.upgrade) }
         if notice.isWarning { logger.warning("\(notice.text)") } else { logger.notice("\(notice.text)") }
         return notice
     }

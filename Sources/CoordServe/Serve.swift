@@ -1,3 +1,4 @@
+import CoordMetrics
 import CoordProtocol
 import CoordRuntime
 @_spi(Host) import CoordSDK
@@ -26,6 +27,9 @@ public enum Serve {
         public var pluginDirectories: [String] = []
         /// The app in a worker process this one watches (the default), or in this process.
         public var supervised = true
+        /// `--metrics HOST:PORT`: where a monitoring system scrapes the figures (Prometheus's
+        /// text format at /metrics); nil serves none.
+        public var metrics: String?
         public init() {}
     }
 
@@ -63,11 +67,26 @@ public enum Serve {
             return refuse("\(error)")
         }
         signal(SIGPIPE, SIG_IGN)
+        var metricsSocket: (address: MetricsAddress, socket: Int32)?
+        if let text = options.metrics {
+            do {
+                let address = try MetricsAddress(parsing: text)
+                guard address.isLoopback || config.serve.metricsAnyAddress else {
+                    lock.release()
+                    return refuse("--metrics \(address): not a loopback address, and the figures have no authentication; set [serve] metrics_any_address = true to serve them there")
+                }
+                metricsSocket = (address, try MetricsEndpoint.bind(address))
+            } catch {
+                lock.release()
+                return refuse("\(error)")
+            }
+        }
+        let metrics = metricsSocket.map { _ in ServeMetrics() }
 
         let server: any ClientServing
         var front: FrontServer?
         if options.supervised {
-            let supervising = supervisedFront(options, config: config, logger: logger)
+            let supervising = supervisedFront(options, config: config, logger: logger, metrics: metrics)
             front = supervising
             server = supervising
         } else {
@@ -86,7 +105,9 @@ public enum Serve {
                 }
                 logger.warning("\(warning)")
             }
-            server = inProcess(options, config: config, logger: logger, grants: grants)
+            let inProcess = inProcess(options, config: config, logger: logger, grants: grants)
+            if metrics != nil { Self.export(inProcess.host, logger: logger) }
+            server = inProcess
         }
         let settings = config.serve
         let ownUID = getuid()
@@ -120,6 +141,14 @@ public enum Serve {
                             listener.close(promise: nil)
                             loop.shutdownGracefully { _ in }
                             return
+                        }
+                        if let metrics, let metricsSocket {
+                            let endpoint = Self.serveMetrics(metrics, on: metricsSocket.socket, server: server, front: front, loop: loop, logger: logger)
+                            endpoint.whenSuccess { channel in
+                                let address = MetricsAddress(host: metricsSocket.address.host, port: channel.localAddress?.port ?? metricsSocket.address.port)
+                                logger.info("metrics on http://\(address)/metrics")
+                            }
+                            endpoint.whenFailure { error in logger.error("cannot serve the metrics on \(metricsSocket.address): \(error)") }
                         }
                         Self.started(listener: listener, loop: loop, server: server, place: place, lock: lock, logger: logger, settings: settings)
                     case .failure(let error):
@@ -170,10 +199,46 @@ public enum Serve {
         return Server(host: host, logger: logger, settings: config.serve)
     }
 
-    /// The front of a supervised server: its workers are `coordsh worker` children of this
-    /// binary with the same configuration, all keying guest carts by this front's tag.
+    /// Each plugin's figures go to this process's metrics as they are counted (a worker's, or
+    /// a single-process server's).
     @MainActor
-    static func supervisedFront(_ options: Options, config: Config, logger: Logger) -> FrontServer {
+    static func export(_ host: AppHost, logger: Logger) {
+        guard let stats = host.stats else {
+            return logger.warning("[plugins] accounting is off: the metrics hold no plugin's figures")
+        }
+        stats.sink = PluginMetrics()
+    }
+
+    /// Listens for scrapes: the server's own figures, and a supervised server's worker's,
+    /// asked for on its channel from a thread that may wait (the worker answers from a thread
+    /// of its own, so a long command does not hold a scrape; one that does not answer within
+    /// two seconds leaves its figures out, and the log says so).
+    @MainActor
+    static func serveMetrics(
+        _ metrics: ServeMetrics, on socket: Int32, server: any ClientServing, front: FrontServer?, loop: any EventLoop, logger: Logger
+    ) -> EventLoopFuture<any Channel> {
+        MetricsEndpoint.listen(socket: socket, loop: loop) { loop in
+            MainActor.assumeIsolated {
+                let own = metrics.text(server.metricsNow)
+                guard let channel = front?.workerMetrics else { return loop.makeSucceededFuture(own) }
+                let promise = loop.makePromise(of: [UInt8].self)
+                DispatchQueue.global().async {
+                    guard let theirs = channel.ask(timeout: 2) else {
+                        logger.warning("metrics: the app process did not give its figures within 2 s; this scrape has the server's only")
+                        return promise.succeed(own)
+                    }
+                    promise.succeed(own + theirs)
+                }
+                return promise.futureResult
+            }
+        }
+    }
+
+    /// The front of a supervised server: its workers are `coordsh worker` children of this
+    /// binary with the same configuration, all keying guest carts by this front's tag; with
+    /// `metrics`, each gets a metrics channel of its own as its descriptor 4.
+    @MainActor
+    static func supervisedFront(_ options: Options, config: Config, logger: Logger, metrics: ServeMetrics?) -> FrontServer {
         var arguments = ["worker", "--fd", "3", "--log-level", "notice", "--guest-tag", "\(getpid())-\(Int(Date().timeIntervalSince1970))"]
         if let path = options.configPath { arguments += ["--config", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
@@ -181,9 +246,18 @@ public enum Serve {
         let executable = LoaderSetup.executablePath
         let database = options.databasePath
         let supervisor = Supervisor(answerTimeout: config.workerTimeout, quarantine: Quarantine(path: config.expandedQuarantinePath())) {
-            try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, echo: true)
+            guard let metrics else {
+                return try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, echo: true)
+            }
+            let channel = try MetricsChannel()
+            let worker = try WorkerProcess(
+                executable: executable, arguments: arguments + ["--metrics-fd", "4"], database: database, runningFile: runningFile, echo: true,
+                handing: [channel.workerEnd])
+            channel.handedOver()
+            metrics.started(worker: worker.pid, channel: channel)
+            return worker
         }
-        return FrontServer(supervisor: supervisor, logger: logger, settings: config.serve)
+        return FrontServer(supervisor: supervisor, logger: logger, settings: config.serve, metrics: metrics)
     }
 
     /// Watches the plugin folders: what arrives is loaded on the loop and every client told.

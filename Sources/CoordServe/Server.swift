@@ -70,6 +70,11 @@ final class Server: ClientServing {
     /// Commands run on the loop here, each finished before the next request is read.
     var busy: Bool { false }
 
+    /// Nothing waits here: a request runs as it is read.
+    var metricsNow: ServeMetrics.Now {
+        ServeMetrics.Now(clients: clients.count, waiting: 0, appUp: true, quarantined: host.loader.quarantine?.entries().count ?? 0)
+    }
+
     // MARK: Connections
 
     /// A client said hello: give it a scene, or refuse it when the server is full or closing.

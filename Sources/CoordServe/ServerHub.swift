@@ -48,4 +48,6 @@ protocol ClientServing: AnyObject, Sendable {
     /// The socket listens: starts what the server watches from the loop, and says where the
     /// app runs (for the log's "listening on" line).
     func listening(loop: any EventLoop) -> String
+    /// Clients, waiting requests, the app's state, for `serve --metrics`'s gauges.
+    var metricsNow: ServeMetrics.Now { get }
 }

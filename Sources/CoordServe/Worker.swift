@@ -1,5 +1,6 @@
 import CSocketPass
 import CStackReport
+import CoordMetrics
 import CoordProtocol
 import CoordRuntime
 @_spi(Host) import CoordSDK
@@ -35,6 +36,9 @@ public enum Worker {
         /// Watch the plugin folders (not for a front that runs `-c` commands given up front:
         /// an inotify instance costs ~15-20 ms of the process's exit, which the front waits for).
         public var watchPlugins = true
+        /// The metrics channel's descriptor (`serve --metrics`): its figures are exported and
+        /// given to the front when it asks (see `MetricsChannel`).
+        public var metricsDescriptor: Int32?
         public init() {}
     }
 
@@ -63,6 +67,10 @@ public enum Worker {
         host.grantStore = grants
         host.hasFront = true
         let report = host.start(extraPluginDirectories: options.app.pluginDirectories, secrets: NoTerminalSecrets())
+        if let descriptor = options.metricsDescriptor {
+            Serve.export(host, logger: logger)
+            MetricsChannel.answer(on: descriptor) { AppMetrics.shared.text() }
+        }
         let server = Server(host: host, logger: logger, settings: config.serve, role: .worker(terminal: options.terminal, marker: marker))
         if let tag = options.guestTag { server.guestTag = tag }
         // What starting said is told to each scene after its hello, as the in-process shell

@@ -154,7 +154,10 @@ package final class Supervisor {
         let how = end(worker)
         var message = hung ? "the app process stopped answering" : worker.endedByItself ? "the app process crashed" : "the app process was killed"
         let running = worker.running
-        let ended = { (message: String, restarted: Bool) in WorkerEnd(message: message, restarted: restarted, runningScene: running?.scene) }
+        let blamed = running.flatMap { !$0.plugin.isEmpty && (hung || worker.endedByItself) ? $0.plugin : nil }
+        let ended = { (message: String, restarted: Bool) in
+            WorkerEnd(message: message, restarted: restarted, runningScene: running?.scene, blamed: blamed, hung: hung)
+        }
         if let running {
             message += " running '\(running.line)'" + (running.plugin.isEmpty ? "" : " in plugin \(running.plugin)")
         }
@@ -163,7 +166,7 @@ package final class Supervisor {
         let fatal = worker.fatalError
         if let fatal { message += " — \(fatal)" }
         // A plugin answers for its traps and its hangs, not for a kill from outside.
-        if let plugin = running?.plugin, !plugin.isEmpty, hung || worker.endedByItself {
+        if let plugin = blamed {
             message += quarantineIfRepeated(plugin, line: running?.line ?? "", cause: fatal ?? cause)
         }
         let now = Date()
@@ -183,6 +186,10 @@ package final class Supervisor {
         }
         return ended(message + "; restarted", true)
     }
+
+    /// How many plugins are set aside now (the quarantine file's entries, crashes of earlier
+    /// runs included).
+    package var quarantinedCount: Int { quarantine?.entries().count ?? 0 }
 
     private func quarantineIfRepeated(_ plugin: String, line: String, cause: String) -> String {
         crashesByPlugin[plugin, default: 0] += 1

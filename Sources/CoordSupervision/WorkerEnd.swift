@@ -10,6 +10,11 @@ package struct WorkerEnd: Sendable, Equatable {
     /// The scene whose command was running when it ended; nil for a kill from outside or an
     /// end between commands.
     package let runningScene: String?
+    /// The plugin that answers for the end (its trap or its hang), nil for a built-in's or a
+    /// kill from outside: what `serve --metrics` counts per plugin.
+    package var blamed: String? = nil
+    /// It stopped answering and was killed, rather than ending by itself.
+    package var hung = false
 
     /// What a scene's person is told. `ownCommand`: the answer to the command that was
     /// running in this scene (or, when nobody's was, to a request that may or may not have run

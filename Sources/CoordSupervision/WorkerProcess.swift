@@ -36,8 +36,9 @@ package final class WorkerProcess {
 
     /// `echo`: what the worker writes to stderr (its log) is also written to this process's
     /// stderr — a supervised server's log holds its worker's. `database`: the `--db` the
-    /// worker opens (see `WireProtocol.workerDatabaseVariable`).
-    package init(executable: String, arguments: [String], database: String? = nil, runningFile: String, echo: Bool = false) throws {
+    /// worker opens (see `WireProtocol.workerDatabaseVariable`). `handing`: descriptors the
+    /// worker gets as 4, 5, … (the end of `serve --metrics`'s channel); nothing else crosses.
+    package init(executable: String, arguments: [String], database: String? = nil, runningFile: String, echo: Bool = false, handing: [Int32] = []) throws {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw Failure(description: "cannot make a socketpair: \(String(cString: strerror(errno)))")
@@ -58,7 +59,10 @@ package final class WorkerProcess {
         posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
         // Nothing else crosses: not a server's listening or accepted sockets (SwiftNIO opens
         // them without close-on-exec), which would outlive a killed front in its worker.
-        coordsh_spawn_close_from(&actions, 4)
+        for (offset, descriptor) in handing.enumerated() {
+            posix_spawn_file_actions_adddup2(&actions, descriptor, Int32(4 + offset))
+        }
+        coordsh_spawn_close_from(&actions, Int32(4 + handing.count))
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -50,6 +50,12 @@ struct ServeCommand: ParsableCommand {
     var name: String?
     @Flag(name: .customLong("single-process"), help: "Run the plugins in this process (a plugin's crash then ends the server and every scene).")
     var singleProcess = false
+    @Option(
+        name: .customLong("metrics"),
+        help: ArgumentHelp(
+            "Serve Prometheus metrics at http://HOST:PORT/metrics (loopback only unless [serve] metrics_any_address = true).",
+            valueName: "HOST:PORT"))
+    var metrics: String?
     @OptionGroup var app: AppOptions
 
     func validate() throws {
@@ -61,6 +67,7 @@ struct ServeCommand: ParsableCommand {
         options.socketPath = socketPath
         options.name = name
         options.supervised = !singleProcess
+        options.metrics = metrics
         let status = MainActor.assumeIsolated { Serve.run(options) }
         if status != 0 { throw ExitCode(status) }
     }
@@ -75,6 +82,7 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("guest-tag")) var guestTag: String?
     @Option(name: .customLong("log-level")) var logLevel: String?
     @Flag(name: .customLong("no-watch")) var noWatch = false
+    @Option(name: .customLong("metrics-fd")) var metricsDescriptor: Int32?
     @OptionGroup var app: AppOptions
 
     func run() throws {
@@ -85,6 +93,7 @@ struct WorkerCommand: ParsableCommand {
         options.guestTag = guestTag
         options.logLevel = logLevel
         options.watchPlugins = !noWatch
+        options.metricsDescriptor = metricsDescriptor
         let status = MainActor.assumeIsolated { Worker.run(options) }
         if status != 0 { throw ExitCode(status) }
     }

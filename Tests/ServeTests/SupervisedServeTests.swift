@@ -13,8 +13,8 @@ struct SupervisedServeTests {
 
     /// A server loading the bundled plugins and the crasher from `FOLDER/plugins`, with
     /// ann@example.com's account created (password "correct horse battery").
-    static func serverWithCrasher(config: String = "", also: (String) throws -> Void = { _ in }) throws -> Server {
-        try Server(config: "[plugins]\ndirs = [\"$SDK_DIR\", \"$FOLDER/plugins\"]\n\(config)") { folder in
+    static func serverWithCrasher(config: String = "", arguments: [String] = [], also: (String) throws -> Void = { _ in }) throws -> Server {
+        try Server(config: "[plugins]\ndirs = [\"$SDK_DIR\", \"$FOLDER/plugins\"]\n\(config)", arguments: arguments) { folder in
             try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
             chmod(folder + "/plugins", 0o755)
             try FixtureBuilder.buildCrasher(output: folder + "/plugins/libcrasher.so")

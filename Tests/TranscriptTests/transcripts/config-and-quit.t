@@ -16,6 +16,7 @@ values (a file's keys over the built-in defaults, key by key):
   serve.drain_timeout = 10                                   {{*}}/config/coordsh.toml
   serve.handshake_timeout = 5                                {{*}}/config/coordsh.toml
   serve.max_clients = 64                                     {{*}}/config/coordsh.toml
+  serve.metrics_any_address = false                          {{*}}/config/coordsh.toml
   serve.outbound_limit = 4194304                             {{*}}/config/coordsh.toml
   shell.home = 'content/catalog'                             {{*}}/config/coordsh.toml
   shell.worker_timeout = 30                                  {{*}}/config/coordsh.toml
