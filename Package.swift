@@ -121,12 +121,12 @@ let package = Package(
         // Supervision: the app in a worker process, restarted after a crash, upgraded in place;
         // a decorator over the client's remote scene.
         .target(name: "CoordSupervision", dependencies: [
-            sdk, "CoordRuntime", "CoordSession", "CoordClient", "CoordProtocol", "CSocketPass", "CSpawn", "CWatchSet", "CStackReport",
+            sdk, "CoordRuntime", "CoordSession", "CoordClient", "CoordProtocol", "CoordAccounting", "CSocketPass", "CSpawn", "CWatchSet", "CStackReport",
         ]),
         // The terminal: the line editor, the prompt, the password prompt and the loop that
         // drives a scene (local, remote or supervised) in batch or interactively.
         .target(name: "CoordTerminal", dependencies: [
-            sdk, "CoordRuntime", "CoordData", "CoordSession", "CoordClient", "CoordSupervision", "CoordProtocol", "CLineEdit", "CoordPicture",
+            sdk, "CoordRuntime", "CoordData", "CoordSession", "CoordClient", "CoordSupervision", "CoordProtocol", "CoordAccounting", "CLineEdit", "CoordPicture",
         ]),
         // The plugin author's tools: `plugin check` (the contract suite in a child) and
         // `plugin new`.

@@ -87,6 +87,10 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     /// Told every figure as it is counted (`serve --metrics`); nil, the default, costs a
     /// counted call one test.
     @exclusivity(unchecked) package var sink: (any FigureSink)?
+    /// The workers' crashes and restarts, from the front that started this process (empty
+    /// when it runs in the front's own process, or is the first): not cleared by a reset,
+    /// which this process cannot do to the front's count.
+    package var history = WorkerHistory()
     /// When the counting began, or was last reset (`FeatureClock.now()`).
     package private(set) var since = FeatureClock.now()
 

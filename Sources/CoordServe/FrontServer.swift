@@ -50,7 +50,8 @@ final class FrontServer: ClientServing {
     /// connection needs one.
     private let noPrompt = NoTerminalSecrets()
 
-    /// `serve --metrics`: the restarts and crashes are counted here as they happen.
+    /// `serve --metrics`: its workers' channels (the restarts and crashes are the supervisor's
+    /// `history`).
     let metrics: ServeMetrics?
 
     init(supervisor: Supervisor, logger: Logger, settings: Config.ServeSettings, metrics: ServeMetrics? = nil) {
@@ -87,7 +88,7 @@ final class FrontServer: ClientServing {
     var metricsNow: ServeMetrics.Now {
         ServeMetrics.Now(
             clients: clients.count, waiting: clients.values.map(\.waiting.count).reduce(frontWork.count, +),
-            appUp: supervisor.worker != nil, quarantined: supervisor.quarantinedCount)
+            appUp: supervisor.worker != nil, quarantined: supervisor.quarantinedCount, history: supervisor.history)
     }
 
     /// The running worker's metrics channel (`serve --metrics`).
@@ -221,7 +222,6 @@ final class FrontServer: ClientServing {
             let answer = supervisor.answer(command, scenes: scenes)
             switch answer {
             case .done(let text):
-                metrics?.restarted(command == .restart ? .restart : .upgrade)
                 if command == .restart {
                     logger.notice("the app was started again by client \(client.link.id)")
                     broadcast(.init(text: text, isWarning: false), except: client.link.id)
@@ -388,8 +388,6 @@ final class FrontServer: ClientServing {
         }
         let end = supervisor.workerDied(scenes: scenes, hung: hung)
         logger.error("\(end.message)")
-        if let plugin = end.blamed { metrics?.crashed(plugin) }
-        if end.restarted { metrics?.restarted(end.hung ? .hang : .crash) }
         for client in greeting { greet(client) }
         for client in ordered {
             let own = end.line(for: client.scene, ownCommand: true)
@@ -420,7 +418,6 @@ final class FrontServer: ClientServing {
     /// A new worker with the plugin folders as they are now, every scene handed over.
     private func upgrade() -> ServerReply.Notice {
         let notice = supervisor.upgrade(scenes)
-        if !notice.isWarning { metrics?.restarted(.upgrade) }
         if notice.isWarning { logger.warning("\(notice.text)") } else { logger.notice("\(notice.text)") }
         return notice
     }

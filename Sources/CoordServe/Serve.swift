@@ -245,14 +245,14 @@ public enum Serve {
         let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"
         let executable = LoaderSetup.executablePath
         let database = options.databasePath
-        let supervisor = Supervisor(answerTimeout: config.workerTimeout, quarantine: Quarantine(path: config.expandedQuarantinePath())) {
+        let supervisor = Supervisor(answerTimeout: config.workerTimeout, quarantine: Quarantine(path: config.expandedQuarantinePath())) { history in
             guard let metrics else {
-                return try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, echo: true)
+                return try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, echo: true, history: history)
             }
             let channel = try MetricsChannel()
             let worker = try WorkerProcess(
                 executable: executable, arguments: arguments + ["--metrics-fd", "4"], database: database, runningFile: runningFile, echo: true,
-                handing: [channel.workerEnd])
+                handing: [channel.workerEnd], history: history)
             channel.handedOver()
             metrics.started(worker: worker.pid, channel: channel)
             return worker

@@ -1,11 +1,13 @@
+import CoordAccounting
 import CoordMetrics
 import Foundation
 import Metrics
 
 /// What a server itself adds to `serve --metrics`, beside each plugin's figures: its clients,
-/// the requests waiting for the app, whether the app runs, its worker's restarts and why, the
-/// crashes each plugin answers for, and the plugins set aside. The gauges are read when a
-/// monitoring system scrapes; the counters go up as it happens.
+/// the requests waiting for the app, whether the app runs, its workers' restarts and why, the
+/// crashes each plugin answers for, and the plugins set aside — all read when a monitoring
+/// system scrapes; the restarts and crashes from the supervisor's `WorkerHistory`, the one
+/// count of them (which `plugins stats` shows too).
 @MainActor
 final class ServeMetrics {
     enum Name {
@@ -17,24 +19,21 @@ final class ServeMetrics {
         static let quarantined = "coordsh_plugins_quarantined"
     }
 
-    /// A worker's start after the first, by cause: `crash` (it ended by itself or was
-    /// killed), `hang` (killed as hung), `restart` (a person's `restart`), `upgrade` (a new
-    /// plugin version taken up).
-    enum Restart: String, CaseIterable {
-        case crash, hang, restart, upgrade
-    }
-
     /// What the server is now, read at each scrape.
     struct Now {
         var clients = 0
         var waiting = 0
         var appUp = true
         var quarantined = 0
+        /// A supervised server's workers so far; a single process has none.
+        var history = WorkerHistory()
     }
 
     private let clients, waiting, appUp, quarantined: Gauge
-    private let restarts: [Restart: Counter]
+    private let restarts: [WorkerHistory.Cause: Counter]
     private var crashes: [String: Counter] = [:]
+    /// The history as last exported: a counter goes up by what was added since.
+    private var exported = WorkerHistory()
     /// Each worker's metrics channel, by its pid (a supervised server): the one the running
     /// worker has is asked at a scrape; an upgrade's candidate that was not kept is dropped then.
     private var workerChannels: [pid_t: MetricsChannel] = [:]
@@ -47,7 +46,9 @@ final class ServeMetrics {
         appUp = Gauge(label: Name.appUp)
         quarantined = Gauge(label: Name.quarantined)
         // Every cause from zero, so that a rate over them is defined before the first restart.
-        restarts = Dictionary(uniqueKeysWithValues: Restart.allCases.map { ($0, Counter(label: Name.restarts, dimensions: [("cause", $0.rawValue)])) })
+        restarts = Dictionary(uniqueKeysWithValues: WorkerHistory.Cause.allCases.map {
+            ($0, Counter(label: Name.restarts, dimensions: [("cause", $0.rawValue)]))
+        })
     }
 
     /// A worker was started with `channel`'s other end.
@@ -61,24 +62,25 @@ final class ServeMetrics {
         return pid.flatMap { workerChannels[$0] }
     }
 
-    func restarted(_ cause: Restart) {
-        restarts[cause]?.increment()
-    }
-
-    /// The plugin whose trap or hang ended the worker.
-    func crashed(_ plugin: String) {
-        let counter = crashes[plugin] ?? Counter(label: Name.crashes, dimensions: [("plugin", plugin)])
-        crashes[plugin] = counter
-        counter.increment()
-    }
-
-    /// This server's own figures, with `now`'s gauges set, in Prometheus's text format (and
+    /// This server's own figures, with `now` read into them, in Prometheus's text format (and
     /// in a single process, the plugins' figures too: one registry).
     func text(_ now: Now) -> [UInt8] {
         clients.record(now.clients)
         waiting.record(now.waiting)
         appUp.record(now.appUp ? 1 : 0)
         quarantined.record(now.quarantined)
+        for (cause, counter) in restarts {
+            let added = now.history.restarts(cause) - exported.restarts(cause)
+            if added > 0 { counter.increment(by: Int64(added)) }
+        }
+        for (plugin, count) in now.history.crashes {
+            let added = count - (exported.crashes[plugin] ?? 0)
+            guard added > 0 else { continue }
+            let counter = crashes[plugin] ?? Counter(label: Name.crashes, dimensions: [("plugin", plugin)])
+            crashes[plugin] = counter
+            counter.increment(by: Int64(added))
+        }
+        exported = now.history
         return AppMetrics.shared.text()
     }
 }

@@ -1,5 +1,6 @@
 import CSocketPass
 import CStackReport
+import CoordAccounting
 import CoordMetrics
 import CoordProtocol
 import CoordRuntime
@@ -53,6 +54,9 @@ public enum Worker {
         let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WireProtocol.workerDatabaseVariable]
         // Opened before the sandbox: the file is the front's, outside every folder it allows.
         let marker = ProcessInfo.processInfo.environment["COORDSH_WORKER_RUNNING"].flatMap(RunningMarker.init(path:))
+        // The front's count of its workers' crashes and restarts (`plugins stats`); read before
+        // the environment is blanked.
+        let history = ProcessInfo.processInfo.environment[WorkerHistory.variable].flatMap(WorkerHistory.init(encoded:))
         // This process runs the plugins: confined before the first one loads, its environment
         // blanked of everything not on the allow-list (the database variable among it). The
         // person's grants are read only here: the front writes them, a new worker reads them.
@@ -66,6 +70,7 @@ public enum Worker {
         let host = AppHost(config: config, databaseOverride: database)
         host.grantStore = grants
         host.hasFront = true
+        if let history { host.stats?.history = history }
         let report = host.start(extraPluginDirectories: options.app.pluginDirectories, secrets: NoTerminalSecrets())
         if let descriptor = options.metricsDescriptor {
             Serve.export(host, logger: logger)

@@ -19,9 +19,10 @@ extension Builtin {
         let seconds = Double(FeatureClock.now() &- stats.since) / 1e9
         var lines = ["since \(PluginStats.duration(FeatureClock.now() &- stats.since)) ago; a run's time is its own (what it sent to other handlers, and the host's services it called, are theirs)"]
         let plugins = Self.byPlugin(stats.rows)
+        let history = stats.history
         if plugins.isEmpty { lines.append("no plugin code has run yet") }
         for (plugin, rows) in plugins {
-            lines.append(Self.summary(plugin, rows))
+            lines.append(Self.summary(plugin, rows, crashes: history.crashes[plugin] ?? 0))
             for (key, figures) in rows {
                 var line = "  \(key.kind.rawValue)".column(11) + " \(key.name)".column(24)
                 line += " \(figures.count) run\(figures.count == 1 ? "" : "s")"
@@ -35,6 +36,7 @@ extension Builtin {
                 lines.append(line)
             }
         }
+        if !history.isEmpty { lines.append(Self.restarts(history)) }
         // Per client only where there is more than one (a served app).
         let clients = stats.clients.sorted { $0.key < $1.key }
         if clients.count > 1 {
@@ -45,7 +47,11 @@ extension Builtin {
         }
         return CommandResult(lines: lines, json: [
             "seconds": .double(seconds),
-            "plugins": .array(plugins.map { Self.pluginJSON($0.plugin, $0.rows) }),
+            "plugins": .array(plugins.map { Self.pluginJSON($0.plugin, $0.rows, crashes: history.crashes[$0.plugin] ?? 0) }),
+            "workers": [
+                "restarts": .object(Dictionary(uniqueKeysWithValues: WorkerHistory.Cause.allCases.map { ($0.rawValue, .int(history.restarts($0))) })),
+                "crashes": .object(history.crashes.mapValues { .int($0) }),
+            ],
             "clients": .object(Dictionary(uniqueKeysWithValues: clients.map { client, rows in
                 (client, .array(Self.byPlugin(rows).map { Self.pluginJSON($0.plugin, $0.rows) }))
             })),
@@ -63,21 +69,36 @@ extension Builtin {
         rows.reduce(into: WorkFigures()) { $0.add($1.1) }
     }
 
-    /// `cart: 5 runs, 1 failed, 1.20 ms own, SQL 7 (0.50 ms)`.
-    private static func summary(_ plugin: String, _ rows: [(PluginStats.Key, WorkFigures)]) -> String {
+    /// `the app process was started again 2 times: 1 after a crash, 1 after a hang; crashes: crasher 2`
+    /// — kept by the front, so a crash does not take it with the worker's figures.
+    private static func restarts(_ history: WorkerHistory) -> String {
+        let causes: [(WorkerHistory.Cause, String)] = [(.crash, "after a crash"), (.hang, "after a hang"), (.restart, "by restart"), (.upgrade, "for an upgrade")]
+        let total = causes.map { history.restarts($0.0) }.reduce(0, +)
+        var line = "the app process was started again \(total) time\(total == 1 ? "" : "s") since the front started"
+        let parts = causes.compactMap { cause, words in history.restarts(cause) > 0 ? "\(history.restarts(cause)) \(words)" : nil }
+        if !parts.isEmpty { line += ": " + parts.joined(separator: ", ") }
+        if !history.crashes.isEmpty {
+            line += "; crashes by plugin: " + history.crashes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        }
+        return line
+    }
+
+    /// `cart: 5 runs, 1 failed, 1.20 ms own, SQL 7 (0.50 ms)`, and its crashes when it had any.
+    private static func summary(_ plugin: String, _ rows: [(PluginStats.Key, WorkFigures)], crashes: Int = 0) -> String {
         let all = total(rows)
         var line = "\(plugin): \(all.count) run\(all.count == 1 ? "" : "s")"
         if all.errors > 0 { line += ", \(all.errors) failed" }
         if all.refusals > 0 { line += " (\(all.refusals) refused)" }
         line += ", \(PluginStats.duration(all.total)) own"
         if all.statements > 0 { line += ", SQL \(all.statements) (\(PluginStats.duration(all.statementNanoseconds)))" }
+        if crashes > 0 { line += ", \(crashes) crash\(crashes == 1 ? "" : "es") of the app process" }
         return line
     }
 
-    private static func pluginJSON(_ plugin: String, _ rows: [(PluginStats.Key, WorkFigures)]) -> JSONValue {
+    private static func pluginJSON(_ plugin: String, _ rows: [(PluginStats.Key, WorkFigures)], crashes: Int = 0) -> JSONValue {
         let all = total(rows)
         return [
-            "plugin": .string(plugin), "runs": .int(Int(all.count)), "errors": .int(Int(all.errors)), "refusals": .int(Int(all.refusals)),
+            "plugin": .string(plugin), "crashes": .int(crashes), "runs": .int(Int(all.count)), "errors": .int(Int(all.errors)), "refusals": .int(Int(all.refusals)),
             "nanoseconds": .int(Int(all.total)), "statements": .int(Int(all.statements)),
             "work": JSONValue(rows.map { key, figures in
                 var row: JSONObject = [

@@ -1,4 +1,5 @@
 import CWatchSet
+import CoordAccounting
 import CoordClient
 import CoordRuntime
 @_spi(Host) import CoordSDK
@@ -31,7 +32,7 @@ package final class SupervisedBackend: ShellBackend {
     package init(
         secrets: any SecretPrompting, answerTimeout: Double, quarantine: Quarantine?, grants: GrantStore? = nil,
         configuredGrants: [String: [Capability]] = [:], first: WorkerProcess? = nil, documents: Bool = true,
-        launch: @escaping () throws -> WorkerProcess
+        launch: @escaping (WorkerHistory) throws -> WorkerProcess
     ) throws {
         self.grants = grants
         self.configuredGrants = configuredGrants

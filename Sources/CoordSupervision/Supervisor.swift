@@ -1,4 +1,5 @@
 import CWatchSet
+import CoordAccounting
 import CoordClient
 import CoordProtocol
 import CoordRuntime
@@ -22,20 +23,23 @@ package final class Supervisor {
     static let crashWindow: Double = 300
     static let quarantineAfter = 2
 
-    private let launch: () throws -> WorkerProcess
+    private let launch: (WorkerHistory) throws -> WorkerProcess
     /// Seconds a command may take in the worker before it is killed as hung.
     package let answerTimeout: Double
     private let quarantine: Quarantine?
     package private(set) var worker: WorkerProcess?
     private var crashes: [Date] = []
     private var crashesByPlugin: [String: Int] = [:]
+    /// New workers started and why, and the crashes each plugin caused, since this front
+    /// started: given to each new worker (`plugins stats`) and read by `serve --metrics`.
+    package private(set) var history = WorkerHistory()
     /// Why the app is stopped, while it is.
     package private(set) var stoppedBecause: String?
     /// One descriptor that stays the same across workers: an epoll set holding the current
     /// worker's control channel and scene connections, readable when any of them is.
     package let watchSet: Int32
 
-    package init(answerTimeout: Double, quarantine: Quarantine?, launch: @escaping () throws -> WorkerProcess) {
+    package init(answerTimeout: Double, quarantine: Quarantine?, launch: @escaping (WorkerHistory) throws -> WorkerProcess) {
         self.answerTimeout = answerTimeout
         self.quarantine = quarantine
         self.launch = launch
@@ -51,7 +55,7 @@ package final class Supervisor {
     /// notes (an upgrade compares them; a server with no client yet has no scene that would
     /// show a worker that cannot start). Without it the first scene built is the proof.
     private func spawn(probe: Bool) throws -> WorkerProcess {
-        let candidate = try prelaunched ?? launch()
+        let candidate = try prelaunched ?? launch(history)
         prelaunched = nil
         guard probe else {
             _ = coordsh_watchset_add(watchSet, candidate.control)
@@ -167,6 +171,7 @@ package final class Supervisor {
         if let fatal { message += " — \(fatal)" }
         // A plugin answers for its traps and its hangs, not for a kill from outside.
         if let plugin = blamed {
+            history.crashes[plugin, default: 0] += 1
             message += quarantineIfRepeated(plugin, line: running?.line ?? "", cause: fatal ?? cause)
         }
         let now = Date()
@@ -178,6 +183,7 @@ package final class Supervisor {
         // The first restart at once (the person is waiting); then 0.2 s, 0.4 s: a plugin that
         // dies at every start does not spin the machine.
         if crashes.count > 1 { usleep(UInt32(100_000 << (crashes.count - 1))) }
+        history.count(hung ? .hang : .crash)
         do {
             try start(scenes)
         } catch {
@@ -205,7 +211,13 @@ package final class Supervisor {
 
     /// `restart` while the app is stopped: a new worker with every scene restored.
     package func restart(_ scenes: [SceneLink]) throws {
-        try start(scenes)
+        history.count(.restart)
+        do {
+            try start(scenes)
+        } catch {
+            history.count(.restart, by: -1)
+            throw error
+        }
         crashes.removeAll()
         stoppedBecause = nil
     }
@@ -223,6 +235,10 @@ package final class Supervisor {
         }
         let keeps = "; the running version keeps serving"
         let candidate: WorkerProcess
+        // The candidate is told it is an upgrade's; if it is not kept, it never was one.
+        history.count(.upgrade)
+        var kept = false
+        defer { if !kept { history.count(.upgrade, by: -1) } }
         do {
             candidate = try spawn(probe: true)
         } catch {
@@ -253,6 +269,7 @@ package final class Supervisor {
         // The old worker ends before its scenes' connections are let go (see `terminate`).
         old.terminate()
         adopt(candidate, scenes: scenes, built: built)
+        kept = true
         let was = { (plugin: PluginIdentity) in
             old.plugins.first { $0.name == plugin.name }.map { " (was \($0.version))" } ?? " (new)"
         }

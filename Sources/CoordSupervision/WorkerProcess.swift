@@ -1,6 +1,7 @@
 import CSocketPass
 import CSpawn
 import CStackReport
+import CoordAccounting
 import CoordClient
 import CoordProtocol
 import CoordRuntime
@@ -38,7 +39,11 @@ package final class WorkerProcess {
     /// stderr — a supervised server's log holds its worker's. `database`: the `--db` the
     /// worker opens (see `WireProtocol.workerDatabaseVariable`). `handing`: descriptors the
     /// worker gets as 4, 5, … (the end of `serve --metrics`'s channel); nothing else crosses.
-    package init(executable: String, arguments: [String], database: String? = nil, runningFile: String, echo: Bool = false, handing: [Int32] = []) throws {
+    /// `history`: its front's workers so far (see `WorkerHistory`).
+    package init(
+        executable: String, arguments: [String], database: String? = nil, runningFile: String, echo: Bool = false, handing: [Int32] = [],
+        history: WorkerHistory = WorkerHistory()
+    ) throws {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw Failure(description: "cannot make a socketpair: \(String(cString: strerror(errno)))")
@@ -72,6 +77,7 @@ package final class WorkerProcess {
         environment["COORDSH_WORKER_RUNNING"] = runningFile
         environment[WireProtocol.workerDatabaseVariable] = database
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment[WorkerHistory.variable] = history.isEmpty ? nil : history.encoded
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }

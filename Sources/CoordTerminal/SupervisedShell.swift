@@ -1,3 +1,4 @@
+import CoordAccounting
 import CoordClient
 import CoordRuntime
 import CoordSession
@@ -19,10 +20,12 @@ extension Shell {
         // The app process is `coordsh-server worker`: the shell itself does not contain it.
         let executable = HostExecutables.server
         let database = options.databasePath
-        let launch = { try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile) }
+        let launch = { (history: WorkerHistory) in
+            try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, history: history)
+        }
         // The first worker starts before this process reads its configuration: its loading
         // (plugins, database) and ours overlap (`./bench startup`). It reads the same file.
-        let first = try? launch()
+        let first = try? launch(WorkerHistory())
         guard let config = loadConfig() else {
             first?.stop()
             return ShellError.Status.usage.rawValue

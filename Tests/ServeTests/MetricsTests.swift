@@ -58,7 +58,7 @@ struct MetricsTests {
         value(samples, name, ["plugin": "cart", "kind": "message", "name": "cartAdd"])
     }
 
-    @Test("a supervised serve: each plugin's runs, failures, time histogram and SQL, the clients; a crash and a hang counted as restarts and blamed on the plugin, which is quarantined; a scrape answered while a command holds the app")
+    @Test("a supervised serve: each plugin's runs, failures, time histogram and SQL, the clients; a crash and a hang counted as restarts and blamed on the plugin, which is quarantined, in the metrics and in plugins stats; a scrape answered while a command holds the app")
     func supervised() throws {
         let server = try SupervisedServeTests.serverWithCrasher(
             config: "[shell]\nworker_timeout = 3\n", arguments: ["--metrics", "127.0.0.1:0"])
@@ -113,6 +113,12 @@ struct MetricsTests {
         #expect(Self.value(samples, "coordsh_plugin_crashes_total", ["plugin": "crasher"]) == 2)
         // Two crashes: the crasher is set aside.
         #expect(Self.value(samples, "coordsh_plugins_quarantined") == 1)
+        // `plugins stats`, in the third worker, has the front's count of what ended the first two.
+        let stats = try ServedStatsTests.run(bob, "plugins stats", document: true)
+        let workers = try #require(stats.document?["workers"], "\(String(describing: stats.document))")
+        #expect(workers["restarts"]?["crash"]?.int == 1 && workers["restarts"]?["hang"]?.int == 1 && workers["restarts"]?["upgrade"]?.int == 0, "\(workers)")
+        #expect(workers["crashes"]?["crasher"]?.int == 2, "\(workers)")
+        #expect(stats.lines.contains("the app process was started again 2 times since the front started: 1 after a crash, 1 after a hang; crashes by plugin: crasher 2"), "\(stats.lines)")
         #expect(try server.stop() == 0)
     }
 
