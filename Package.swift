@@ -173,7 +173,7 @@ let package = Package(
         .executableTarget(
             name: "CoordBench",
             dependencies: [
-                sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordSession", "CoordClient", "CoordRuntime", "CoordProtocol", "CoordAccounting",
+                sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordSession", "CoordClient", "CoordRuntime", "CoordProtocol", "CoordAccounting", "CoordMetrics",
                 .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

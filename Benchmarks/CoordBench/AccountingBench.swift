@@ -1,4 +1,5 @@
 import CoordAccounting
+import CoordMetrics
 import CoordRuntime
 @_spi(Host) import CoordSDK
 import CoordSession
@@ -48,6 +49,12 @@ enum AccountingBench {
             try DispatchBench.once(count: sends) { try CDispatchBench.send(view, message, count: sends) }
         }
         precondition(total.value > 0)
+        // `serve --metrics`: the same handler counted and exported to the Prometheus registry,
+        // against counted only (the "off" side here is counting without the sink).
+        let metrics = PluginMetrics()
+        let exported = try compareExport(rounds: dispatchRounds, stats: stats, sink: metrics) {
+            try DispatchBench.once(count: sends) { try CDispatchBench.send(view, message, count: sends) }
+        }
         FeatureClock.accounting = stats
 
         return [
@@ -60,18 +67,34 @@ enum AccountingBench {
                 measurement: "feature handler, depth 5, counted", figure: ns(dispatch.on), baseline: "not counted \(ns(dispatch.off))",
                 ratio: String(format: "%.3f× (rounds %.2f–%.2f; off/off %.3f×)", dispatch.ratio, dispatch.low, dispatch.high, dispatch.floor),
                 goal: "≤ 1.1×", verdict: met(dispatch.ratio <= 1.1)),
+            ResultRow(
+                measurement: "same, also exported (--metrics)", figure: ns(exported.on), baseline: "counted only \(ns(exported.off))",
+                ratio: String(format: "%.3f× (rounds %.2f–%.2f; off/off %.3f×)", exported.ratio, exported.low, exported.high, exported.floor),
+                goal: "—", verdict: "(serve --metrics only)"),
         ]
+    }
+
+    /// As `compare`, with counting on throughout: `sink` set against not set.
+    static func compareExport(rounds: Int, stats: PluginStats, sink: PluginMetrics, _ measure: () throws -> Double) rethrows -> (on: Double, off: Double, ratio: Double, low: Double, high: Double, floor: Double) {
+        FeatureClock.accounting = stats
+        defer { stats.sink = nil }
+        return try compare(rounds: rounds, switch: { stats.sink = $0 ? sink : nil }, measure)
     }
 
     /// `measure` run with the clock counting, without, and without again, in an order that
     /// rotates per round: the medians, the median ratio on/off with its range, and off/off.
     static func compare(rounds: Int, stats: PluginStats, _ measure: () throws -> Double) rethrows -> (on: Double, off: Double, ratio: Double, low: Double, high: Double, floor: Double) {
+        try compare(rounds: rounds, switch: { FeatureClock.accounting = $0 ? stats : nil }, measure)
+    }
+
+    /// `measure` with `turn(true)` and twice with `turn(false)`, in a rotating order.
+    static func compare(rounds: Int, switch turn: (Bool) -> Void, _ measure: () throws -> Double) rethrows -> (on: Double, off: Double, ratio: Double, low: Double, high: Double, floor: Double) {
         var on: [Double] = [], off: [Double] = [], ratios: [Double] = [], floors: [Double] = []
         for round in 0..<rounds {
             var times = [Double](repeating: 0, count: 3)
             for slot in 0..<3 {
                 let which = (slot + round) % 3
-                FeatureClock.accounting = which == 0 ? stats : nil
+                turn(which == 0)
                 times[which] = try measure()
             }
             on.append(times[0])

@@ -95,14 +95,13 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     package private(set) var since = FeatureClock.now()
 
     // The rows, by slot: a message's slot is found by the feature's and the message's numbers
-    // (no string is made or hashed per call); its key's strings are made once. Unchecked: used
-    // on the main actor only, never held across a call (each checked access of a counted call
-    // cost it more than its histogram).
-    private struct MessageSlot: Hashable {
-        let feature: Int32
-        let message: Int32
-    }
-    @exclusivity(unchecked) private var messageSlots: [MessageSlot: Int] = [:]
+    // — both dense, so a table indexed by them, no hashing per call (a dictionary keyed by the
+    // pair cost a counted call more than its two clock reads) — and its key's strings are made
+    // once. Unchecked: used on the main actor only, never held across a call (each checked
+    // access of a counted call cost it more than its histogram).
+    /// By feature number, then message id: the slot plus one (0: none yet).
+    @exclusivity(unchecked) private var messageSlots: [[Int32]] = []
+    /// Pages' and services' rows (counted per render or call, not on a dispatch's fast path).
     private var pageSlots: [Key: Int] = [:]
     @exclusivity(unchecked) private var keys: [Key] = []
     @exclusivity(unchecked) private var figures: [WorkFigures] = []
@@ -185,9 +184,28 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     /// The name the host's own rows go under.
     package static let host = "coordsh"
 
+    @inline(__always)
     private func messageSlot(_ message: MessageName, _ feature: Int32) -> Int {
-        let at = MessageSlot(feature: feature, message: message.id)
-        return slot(messageSlots[at], Key(plugin: Self.plugin(of: feature), kind: .message, name: message.string)) { messageSlots[at] = $0 }
+        let row = Int(feature), column = Int(message.id)
+        if row >= 0, row < messageSlots.count, column >= 0, column < messageSlots[row].count {
+            let known = messageSlots[row][column]
+            if known > 0 { return Int(known) - 1 }
+        }
+        return newMessageSlot(message, feature)
+    }
+
+    @inline(never)
+    private func newMessageSlot(_ message: MessageName, _ feature: Int32) -> Int {
+        let key = Key(plugin: Self.plugin(of: feature), kind: .message, name: message.string)
+        let row = Int(feature), column = Int(message.id)
+        // A feature number below 0 is none (the clock reports none such): found by its key.
+        guard row >= 0, column >= 0 else { return slot(pageSlots[key], key) { pageSlots[key] = $0 } }
+        keys.append(key)
+        figures.append(WorkFigures())
+        if messageSlots.count <= row { messageSlots.append(contentsOf: repeatElement([], count: row + 1 - messageSlots.count)) }
+        if messageSlots[row].count <= column { messageSlots[row].append(contentsOf: repeatElement(0, count: column + 1 - messageSlots[row].count)) }
+        messageSlots[row][column] = Int32(keys.count)
+        return keys.count - 1
     }
 
     /// `known`, or a new slot for `key` (remembered by `remember`).
