@@ -18,15 +18,21 @@ struct Builtin {
     let run: @MainActor (Session, BuiltinInvocation) throws -> CommandResult
     /// Takes `--format dot|mermaid|svg` and then prints a picture instead of text.
     let draws: Bool
+    /// Reads or changes the scene (its page, its chain, its queue): a script's start page is
+    /// opened before it runs. One that does not (`help`, `pages`, `plugins`, `config`, `echo`,
+    /// `quit`) reads the app's registry only, so a script of those loads no plugin's image
+    /// (see `Session.startRoute`).
+    let usesScene: Bool
 
     init(
-        _ name: String, _ summary: String, _ forms: [BuiltinForm] = [BuiltinForm()], draws: Bool = false,
+        _ name: String, _ summary: String, _ forms: [BuiltinForm] = [BuiltinForm()], draws: Bool = false, usesScene: Bool = true,
         run: @escaping @MainActor (Session, BuiltinInvocation) throws -> CommandResult
     ) {
         self.name = name
         self.summary = summary
         self.forms = forms
         self.draws = draws
+        self.usesScene = usesScene
         self.run = run
     }
 
@@ -54,7 +60,7 @@ struct Builtin {
             "verb": { session, before, _ in session.app.features.feature(prefix: before.first ?? "")?.definition.messages.map(\.verb) ?? [] },
         ]),
         BuiltinForm([], [Parameter("route", .route)], values: ["route": { session, before, _ in before.isEmpty ? session.routeNames : [] }]),
-    ], run: help)
+    ], usesScene: false, run: help)
 
     static func plugins(supervised: Bool) -> Builtin {
         let name = Parameter("name", .string)
@@ -71,11 +77,11 @@ struct Builtin {
         ]
         forms.append(BuiltinForm([FrontCommand.upgrade.words[1]], listed: supervised))
         let summary = "list loaded and refused plugins, load one, look for new ones, let a quarantined one load again, grant or take back what an outside one asks for, or show what each one's code cost"
-        return Builtin("plugins", summary + (supervised ? "; upgrade: \(FrontCommand.upgrade.summary)" : ""), forms, run: plugins)
+        return Builtin("plugins", summary + (supervised ? "; upgrade: \(FrontCommand.upgrade.summary)" : ""), forms, usesScene: false, run: plugins)
     }
 
     private static let rest: [Builtin] = [
-        Builtin("pages", "list every registered route with its parameters", run: pages),
+        Builtin("pages", "list every registered route with its parameters", usesScene: false, run: pages),
         Builtin("open", "open a page: feature/page key=value … or coordsh://feature/page?key=value",
                 [BuiltinForm([], [Parameter("route", .route)], values: ["route": { session, before, word in session.routeCompletions(before, word: word) }])], run: open),
         Builtin("back", "go back to the previous page", run: back),
@@ -89,9 +95,9 @@ struct Builtin {
         Builtin("trace", "run a command and show every hop of its message (--format dot|mermaid|svg first draws it)",
                 [BuiltinForm([], [Parameter("command", .string)], rest: .words, values: ["command": { session, before, word in session.lineCompletions(before, word: word) }])],
                 draws: true, run: trace),
-        Builtin("config", "which config file is in force, every value and where it came from", run: config),
-        Builtin("echo", "print TEXT (for scripts)", [BuiltinForm([], [Parameter("text", .string)], rest: .text)], run: echo),
-        Builtin("quit", "leave the shell", run: quit),
+        Builtin("config", "which config file is in force, every value and where it came from", usesScene: false, run: config),
+        Builtin("echo", "print TEXT (for scripts)", [BuiltinForm([], [Parameter("text", .string)], rest: .text)], usesScene: false, run: echo),
+        Builtin("quit", "leave the shell", usesScene: false, run: quit),
     ]
 
     static func echo(_ session: Session, _ call: BuiltinInvocation) throws -> CommandResult {

@@ -47,11 +47,27 @@ public final class Session {
         pendingEvents.append(event)
     }
 
+    /// The page a script starts on (`[shell] home`), opened — not rendered — before the first
+    /// command that uses the scene: a script of commands that read only the app's registry
+    /// (`help`, `pages`, …; `Builtin.usesScene`) loads no plugin's image at all, where opening
+    /// it at start loaded the home page's plugin for nothing (issue 41). Opening it then does
+    /// what opening it at start did: a page that cannot open leaves the scene without one.
+    package var startRoute: RouteRequest?
+
     /// The page the user is on, or nil before any page was opened.
     public var currentView: PageView? { scene.currentView }
 
+    /// Opens `startRoute` if it is still waiting.
+    package func openStartPage() {
+        guard let request = startRoute else { return }
+        startRoute = nil
+        _ = try? open(request, trace: nil, rendering: false)
+    }
+
     /// `content/product id=7`, or nil.
-    public var currentRoute: String? { currentView.map { $0.page.route.description } }
+    /// A script's start page not yet opened (`startRoute`) is the route it is on: a command
+    /// that did not need the scene reports the same route as before it was deferred.
+    public var currentRoute: String? { currentView.map { $0.page.route.description } ?? startRoute?.description }
 
     /// Runs one line. Blank lines and `#` comments do nothing.
     public func execute(_ line: String) throws(ShellError) -> CommandResult {
@@ -71,6 +87,7 @@ public final class Session {
         host.stats?.client = scene.identifier
         do {
             if let builtin = builtins.first(where: { $0.name == name }) {
+                if builtin.usesScene { openStartPage() }
                 let before = scene.displayCount
                 var result = try builtin.run(self, builtin.invocation(rest))
                 // A builtin that changed the page (`plugins load` resuming a waiting checkout)
@@ -81,6 +98,7 @@ public final class Session {
                 return result
             }
             if let feature = app.features.feature(prefix: name) {
+                openStartPage()
                 return try sendFeatureMessage(feature, rest, trace: nil)
             }
         } catch let error as ShellError {

@@ -95,8 +95,13 @@ public final class Shell {
         if options.openURL == nil, let home = config.home, let request = try? RouteRequest.parse(home),
             host.app.features.feature(named: request.feature) != nil {
             // Rendered only where it is shown (the interactive start prints it itself): a
-            // script's home page is a place to start from, not output.
-            _ = try? session.open(request, trace: nil, rendering: false)
+            // script's home page is a place to start from, not output — and opened only once a
+            // command needs the scene (`Session.startRoute`).
+            if isInteractive {
+                _ = try? session.open(request, trace: nil, rendering: false)
+            } else {
+                session.startRoute = request
+            }
         }
         guard options.singleTransaction else { return drive(LocalBackend(session: session, watcher: watcher)) }
         // Every plugin loaded before the transaction begins: a first load creates the plugin's
@@ -146,8 +151,13 @@ public final class Shell {
 
     /// The loop every shell runs, on whichever backend: the `--open` page, then `-f`, `-c`,
     /// piped stdin or the interactive prompt.
+    /// The prompt, not a script: no `-c`, no `-f`, and stdin a terminal.
+    private var isInteractive: Bool {
+        options.commands.isEmpty && options.scriptPath == nil && isatty(STDIN_FILENO) == 1
+    }
+
     func drive(_ backend: ShellBackend) -> Int32 {
-        let interactive = options.commands.isEmpty && options.scriptPath == nil && isatty(STDIN_FILENO) == 1
+        let interactive = isInteractive
         if let url = options.openURL {
             if let status = runOne(backend, "open \(Words.quote(url))"), !interactive { return status }
         }

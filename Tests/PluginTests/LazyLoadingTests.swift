@@ -81,6 +81,33 @@ struct LazyLoadingTests {
         #expect(try shell.mappedFiles().contains("libPaymentPlugin.so"))
     }
 
+    @Test("a script's home page is opened when a command first needs the scene: help, pages, help cart, plugins, config and echo map no plugin image; where opens it")
+    func startPageDeferred() throws {
+        let home = try PluginHome("lazyhome")
+        defer { home.remove() }
+        let config = try Self.config(home)
+        try Self.warm(home, config)
+        let shell = try Self.shell(home, config)
+        defer { _ = shell.finish() }
+        #expect(shell.send("help").contains("cart"))
+        #expect(shell.send("pages").contains("content/catalog"))
+        #expect(shell.send("help cart").contains("add"))
+        #expect(shell.send("config").contains("shell.home = 'content/catalog'"))
+        #expect(shell.send("echo still nothing") == "still nothing\n")
+        let listed = shell.send("plugins")
+        for name in ["Content", "Account", "Cart", "Payment"] {
+            #expect(listed.contains("lib\(name)Plugin.so  registered, loaded on first use"), "\(listed)")
+        }
+        var maps = try shell.mappedFiles()
+        for name in ["Content", "Account", "Cart", "Payment"] {
+            #expect(!maps.contains("lib\(name)Plugin.so"), "lib\(name)Plugin.so was mapped by commands that read only the registry")
+        }
+        // The first command that needs the scene finds it on the home page, as before.
+        #expect(shell.send("where").contains("content/catalog"))
+        maps = try shell.mappedFiles()
+        #expect(maps.contains("libContentPlugin.so") && !maps.contains("libCartPlugin.so"))
+    }
+
     @Test("the shell and coordsh-server (a supervised shell's app process) trust each other's verdicts: whichever ran last, the other registers from the cache")
     func shellAndServerShareVerdicts() throws {
         // Either order: the first start vets, the other executable's start finds the verdicts
