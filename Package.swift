@@ -189,6 +189,8 @@ let package = Package(
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport", .product(name: "CoordContract", package: "SDK")], exclude: ["transcripts"]),
         .testTarget(name: "FuzzTests", dependencies: ["CoordFuzz", "TestSupport"]),
+        // The command line's fast reading (CommonLine) against swift-argument-parser's.
+        .testTarget(name: "CLITests", dependencies: ["CoordCLI", "CoordTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // @Page and @Messages: what they generate for every supported shape, and each compile error.
         .testTarget(name: "MacroTests", dependencies: [
             .product(name: "CoordMacroExpansion", package: "SDK"),

@@ -19,7 +19,11 @@ public enum CommandLineEntry {
         case let word? where word == "serve" || word == "worker":
             if let command = serverCommands[word] { command(Array(arguments.dropFirst())) }
             execServer(arguments)
-        default: main(CoordshCommand.self, arguments)
+        default:
+            if let options = CommonLine.shellOptions(arguments) {
+                exit(CoordshCommand.start(options, supervised: false, singleProcess: false))
+            }
+            main(CoordshCommand.self, arguments)
         }
     }
 

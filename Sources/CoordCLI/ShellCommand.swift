@@ -53,17 +53,28 @@ struct CoordshCommand: ParsableCommand {
     }
 
     func run() throws {
+        let status = Self.start(options, supervised: supervised, singleProcess: singleProcess)
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// What the options say, for the shell (`CommonLine` reads the common lines into the same).
+    var options: Shell.Options {
         var options = session.shellOptions
-        // At a terminal the app runs supervised: a person's session is worth a worker process.
-        // Scripts (-c, -f, piped stdin) stay in one process unless asked: they start faster,
-        // and a crash there is an exit status, not a lost session.
-        let interactive = session.commands.isEmpty && session.scriptPath == nil && isatty(STDIN_FILENO) == 1
-        options.supervised = supervised || (interactive && !singleProcess)
         options.pluginDirectories = pluginDirectories
         options.databasePath = databasePath
         options.strictPlugins = strictPlugins
         options.singleTransaction = singleTransaction
-        let status = MainActor.assumeIsolated { Shell(options: options).run() }
-        if status != 0 { throw ExitCode(status) }
+        return options
+    }
+
+    /// Runs the shell; its exit status.
+    static func start(_ given: Shell.Options, supervised: Bool, singleProcess: Bool) -> Int32 {
+        var options = given
+        // At a terminal the app runs supervised: a person's session is worth a worker process.
+        // Scripts (-c, -f, piped stdin) stay in one process unless asked: they start faster,
+        // and a crash there is an exit status, not a lost session.
+        let interactive = options.commands.isEmpty && options.scriptPath == nil && isatty(STDIN_FILENO) == 1
+        options.supervised = supervised || (interactive && !singleProcess)
+        return MainActor.assumeIsolated { Shell(options: options).run() }
     }
 }

@@ -529,17 +529,21 @@ public struct Config: Sendable, Equatable {
         let home = environment["HOME"] ?? NSHomeDirectory()
         var result = path
         if result == "~" || result.hasPrefix("~/") { result = home + result.dropFirst() }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
-        if result.contains("$SDK_DIR") { result = result.replacingOccurrences(of: "$SDK_DIR", with: sdkDirectory()) }
-        result = result.replacingOccurrences(of: "$EXE_DIR", with: executableDirectory())
-        result = result.replacingOccurrences(of: "$CONFIG_DIR", with: configDirectory ?? FileManager.default.currentDirectoryPath)
-        result = result.replacingOccurrences(of: "$XDG_DATA_HOME", with: dataHome)
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
-        result = result.replacingOccurrences(of: "$XDG_STATE_HOME", with: stateHome)
-        let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.cache"
-        result = result.replacingOccurrences(of: "$XDG_CACHE_HOME", with: cacheHome)
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
-        result = result.replacingOccurrences(of: "$XDG_CONFIG_HOME", with: configHome)
+        // Most paths name no variable: nothing to look up (each lookup below is a Foundation
+        // string search, and the start reads a dozen paths; BENCHMARKS.md, "Issue 41").
+        guard result.contains("$") else { return result }
+        func xdg(_ name: String, _ fallback: String) -> String {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? home + fallback
+        }
+        let variables: [(String, () -> String)] = [
+            ("$SDK_DIR", sdkDirectory), ("$EXE_DIR", executableDirectory),
+            ("$CONFIG_DIR", { configDirectory ?? FileManager.default.currentDirectoryPath }),
+            ("$XDG_DATA_HOME", { xdg("XDG_DATA_HOME", "/.local/share") }), ("$XDG_STATE_HOME", { xdg("XDG_STATE_HOME", "/.local/state") }),
+            ("$XDG_CACHE_HOME", { xdg("XDG_CACHE_HOME", "/.cache") }), ("$XDG_CONFIG_HOME", { xdg("XDG_CONFIG_HOME", "/.config") }),
+        ]
+        for (variable, value) in variables where result.contains(variable) {
+            result = result.replacingOccurrences(of: variable, with: value())
+        }
         return result
     }
 

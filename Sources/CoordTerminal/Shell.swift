@@ -9,7 +9,7 @@ import Foundation
 /// from `-c`, from piped stdin, or from a person at the prompt, printed as text or JSON.
 @MainActor
 public final class Shell {
-    public struct Options: Sendable {
+    public struct Options: Sendable, Equatable {
         public var commands: [String] = []
         public var pluginDirectories: [String] = []
         public var configPath: String?

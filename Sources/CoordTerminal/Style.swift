@@ -6,8 +6,17 @@ import Foundation
 struct Style: Sendable {
     let enabled: Bool
 
-    init(fileDescriptor: Int32, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        enabled = isatty(fileDescriptor) == 1 && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    /// Not a terminal: no colour, and no variable looked up.
+    init(fileDescriptor: Int32) {
+        guard isatty(fileDescriptor) == 1 else {
+            enabled = false
+            return
+        }
+        // Two variables read, not the whole environment copied into a dictionary (which every
+        // shell's start did twice, for a script's output that is not a terminal at all).
+        let noColor = getenv("NO_COLOR").map { String(cString: $0) } ?? ""
+        let term = getenv("TERM").map { String(cString: $0) }
+        enabled = noColor.isEmpty && term != "dumb"
     }
 
     private func wrap(_ text: String, _ code: String) -> String {
