@@ -480,7 +480,7 @@ public struct Config: Sendable, Equatable {
     }
 
     /// The history file with variables expanded.
-    public func expandedHistoryPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func expandedHistoryPath(environment: [String: String] = Config.pathVariables()) -> String {
         Config.expand(
             historyPath ?? "$XDG_STATE_HOME/coordsh/history",
             configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment)
@@ -488,41 +488,53 @@ public struct Config: Sendable, Equatable {
 
     /// Where the shop's data is: the `[data] url` server, else the file with variables
     /// expanded.
-    public func databaseLocation(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func databaseLocation(environment: [String: String] = Config.pathVariables()) -> String {
         databaseURL ?? expandedDatabasePath(environment: environment)
     }
 
     /// The database file with variables expanded.
-    public func expandedDatabasePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func expandedDatabasePath(environment: [String: String] = Config.pathVariables()) -> String {
         guard let databasePath else { return expandedDataDirectory(environment: environment) + "/shop.sqlite" }
         return Config.expand(databasePath, configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment)
     }
 
     /// Where quarantined plugins are listed: `$XDG_STATE_HOME/coordsh/quarantine.tsv`.
-    public func expandedQuarantinePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func expandedQuarantinePath(environment: [String: String] = Config.pathVariables()) -> String {
         Config.expand("$XDG_STATE_HOME/coordsh/quarantine.tsv", configDirectory: nil, environment: environment)
     }
 
     /// Where the person's answers to plugins' requests are kept (`GrantStore`):
     /// `$XDG_CONFIG_HOME/coordsh/plugin-grants.tsv`, beside the user's config and, like it,
     /// out of reach of the sandboxed processes' writes.
-    public func expandedGrantsPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func expandedGrantsPath(environment: [String: String] = Config.pathVariables()) -> String {
         Config.expand("$XDG_CONFIG_HOME/coordsh/plugin-grants.tsv", configDirectory: nil, environment: environment)
     }
 
     /// Where vetting verdicts are cached: `$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv`.
-    public func expandedVerdictCachePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func expandedVerdictCachePath(environment: [String: String] = Config.pathVariables()) -> String {
         Config.expand("$XDG_CACHE_HOME/coordsh/plugin-verdicts.tsv", configDirectory: nil, environment: environment)
     }
 
     /// The user's data folder: `$XDG_DATA_HOME/coordsh`.
-    public func expandedDataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public func expandedDataDirectory(environment: [String: String] = Config.pathVariables()) -> String {
         Config.expand("$XDG_DATA_HOME/coordsh", configDirectory: nil, environment: environment)
     }
 
     /// The plugin folders with every variable expanded.
-    public func expandedPluginDirectories(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    public func expandedPluginDirectories(environment: [String: String] = Config.pathVariables()) -> [String] {
         pluginDirectories.map { Config.expand($0, configDirectory: source.map { ($0 as NSString).deletingLastPathComponent }, environment: environment) }
+    }
+
+    /// The variables the configuration's paths are made of (`HOME`, the XDG folders, and
+    /// `COORDSH_CONFIG` for finding the file), read one by one: Foundation's
+    /// `ProcessInfo.environment` copies the whole environment into a dictionary at every call,
+    /// which a start paid about ten times over (BENCHMARKS.md, "Issue 41").
+    public static func pathVariables() -> [String: String] {
+        var variables: [String: String] = [:]
+        for name in ["HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "COORDSH_CONFIG"] {
+            if let value = getenv(name) { variables[name] = String(cString: value) }
+        }
+        return variables
     }
 
     static func expand(_ path: String, configDirectory: String?, environment: [String: String]) -> String {
@@ -541,8 +553,10 @@ public struct Config: Sendable, Equatable {
             ("$XDG_DATA_HOME", { xdg("XDG_DATA_HOME", "/.local/share") }), ("$XDG_STATE_HOME", { xdg("XDG_STATE_HOME", "/.local/state") }),
             ("$XDG_CACHE_HOME", { xdg("XDG_CACHE_HOME", "/.cache") }), ("$XDG_CONFIG_HOME", { xdg("XDG_CONFIG_HOME", "/.config") }),
         ]
+        // The standard library's `replacing`, not Foundation's `replacingOccurrences`, whose
+        // bridging casts each scan the conformance tables of every image the first time.
         for (variable, value) in variables where result.contains(variable) {
-            result = result.replacingOccurrences(of: variable, with: value())
+            result = result.replacing(variable, with: value())
         }
         return result
     }

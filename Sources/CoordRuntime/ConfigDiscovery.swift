@@ -60,7 +60,7 @@ public enum ConfigDiscovery {
     /// built-in defaults. A file that exists but cannot be read or parsed is an error, as is a
     /// `--config` or `$COORDSH_CONFIG` file that does not exist.
     public static func load(
-        option: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        option: String?, environment: [String: String] = Config.pathVariables(),
         executableDirectory: String = Config.executableDirectory()
     ) throws(ConfigError) -> Config {
         var outcome = Outcome()
