@@ -44,6 +44,14 @@ struct LazyLoadingTests {
         #expect(errors.count == 1 && errors[0].contains("plugin crasher (\(extra)/libcrasher.so) could not be loaded"), "\(output)")
     }
 
+    /// A home with the bundled plugins, warmed, and a shell on it starting at the catalog.
+    static func warmedShell(_ label: String) throws -> (PluginHome, LiveShell) {
+        let home = try PluginHome(label)
+        let config = try Self.config(home)
+        try Self.warm(home, config)
+        return (home, try Self.shell(home, config))
+    }
+
     static func shell(_ home: PluginHome, _ config: String) throws -> LiveShell {
         // --keep-going: a refused line (a wrong route on purpose) does not end the script.
         try LiveShell(["--config", config, "--db", home.path + "/shop.sqlite", "--keep-going"], environment: home.environment)
@@ -51,11 +59,8 @@ struct LazyLoadingTests {
 
     @Test("a cached plugin is not mapped by help, pages, a wrong route or another feature's command; its first message loads it and works")
     func registeredNotLoaded() throws {
-        let home = try PluginHome("lazy")
+        let (home, shell) = try Self.warmedShell("lazy")
         defer { home.remove() }
-        let config = try Self.config(home)
-        try Self.warm(home, config)
-        let shell = try Self.shell(home, config)
         defer { _ = shell.finish() }
         #expect(shell.send("help").contains("cart"))
         #expect(shell.send("help cart").contains("add"))
@@ -83,11 +88,8 @@ struct LazyLoadingTests {
 
     @Test("a script's home page is opened when a command first needs the scene: help, pages, help cart, plugins, config and echo map no plugin image; where opens it")
     func startPageDeferred() throws {
-        let home = try PluginHome("lazyhome")
+        let (home, shell) = try Self.warmedShell("lazyhome")
         defer { home.remove() }
-        let config = try Self.config(home)
-        try Self.warm(home, config)
-        let shell = try Self.shell(home, config)
         defer { _ = shell.finish() }
         #expect(shell.send("help").contains("cart"))
         #expect(shell.send("pages").contains("content/catalog"))
