@@ -46,7 +46,7 @@ struct CoordshCommand: ParsableCommand {
                 throw ValidationError("--single-transaction and --keep-going contradict each other: the first failure rolls the whole script back")
             }
             if supervised { throw ValidationError("--single-transaction runs the script in this process; leave out --supervised") }
-            if session.commands.isEmpty, session.scriptPath == nil, isatty(STDIN_FILENO) == 1 {
+            if session.shellOptions.isInteractive {
                 throw ValidationError("--single-transaction needs a script: -f FILE, -c COMMAND or commands on stdin")
             }
         }
@@ -73,8 +73,7 @@ struct CoordshCommand: ParsableCommand {
         // At a terminal the app runs supervised: a person's session is worth a worker process.
         // Scripts (-c, -f, piped stdin) stay in one process unless asked: they start faster,
         // and a crash there is an exit status, not a lost session.
-        let interactive = options.commands.isEmpty && options.scriptPath == nil && isatty(STDIN_FILENO) == 1
-        options.supervised = supervised || (interactive && !singleProcess)
+        options.supervised = supervised || (options.isInteractive && !singleProcess)
         return MainActor.assumeIsolated { Shell(options: options).run() }
     }
 }

@@ -38,6 +38,11 @@ public final class Shell {
         /// The prompt's first word: `coordsh`, or `coordsh@NAME` for a served scene.
         var promptName = "coordsh"
         public init() {}
+
+        /// The prompt, not a script: no `-c`, no `-f`, and stdin a terminal.
+        public var isInteractive: Bool {
+            commands.isEmpty && scriptPath == nil && isatty(STDIN_FILENO) == 1
+        }
     }
 
     var options: Options
@@ -97,7 +102,7 @@ public final class Shell {
             // Rendered only where it is shown (the interactive start prints it itself): a
             // script's home page is a place to start from, not output — and opened only once a
             // command needs the scene (`Session.startRoute`).
-            if isInteractive {
+            if options.isInteractive {
                 _ = try? session.open(request, trace: nil, rendering: false)
             } else {
                 session.startRoute = request
@@ -151,13 +156,8 @@ public final class Shell {
 
     /// The loop every shell runs, on whichever backend: the `--open` page, then `-f`, `-c`,
     /// piped stdin or the interactive prompt.
-    /// The prompt, not a script: no `-c`, no `-f`, and stdin a terminal.
-    private var isInteractive: Bool {
-        options.commands.isEmpty && options.scriptPath == nil && isatty(STDIN_FILENO) == 1
-    }
-
     func drive(_ backend: ShellBackend) -> Int32 {
-        let interactive = isInteractive
+        let interactive = options.isInteractive
         if let url = options.openURL {
             if let status = runOne(backend, "open \(Words.quote(url))"), !interactive { return status }
         }
