@@ -6,8 +6,9 @@ import Foundation
 /// queue waits — for everything and, under `serve`, per client. `plugins stats` shows it.
 ///
 /// Always on unless the config says `[plugins] accounting = false`: the SDK's `FeatureClock`
-/// measures each handler and page (two clock reads and a table update, BENCHMARKS.md) and
-/// hands the figures here.
+/// measures each handler and page (two reads of the processor's tick counter and a sample kept,
+/// BENCHMARKS.md) and hands the figures here, handlers' in batches (`FeatureClock.drain()`,
+/// which every reading of the figures here does first).
 ///
 /// Used on the main actor only — the session sets `client`, and the SDK's clock calls it from
 /// sends and renders, which all run there — but not isolated to it, so that a counted call
@@ -42,7 +43,8 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
 
     /// How often each crossing happened (not cleared by a reset: it is the app's map, not a figure).
     package var crossings: [Crossing: UInt64] {
-        Dictionary(zip(crossingKeys, crossingCounts), uniquingKeysWith: +)
+        FeatureClock.drain()
+        return Dictionary(zip(crossingKeys, crossingCounts), uniquingKeysWith: +)
     }
     private struct CrossingSlot: Hashable {
         let from: Int32
@@ -55,10 +57,12 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
 
     /// Every row, whoever ran it.
     package var rows: [Key: WorkFigures] {
-        Dictionary(uniqueKeysWithValues: zip(keys, figures).filter { $0.1.count > 0 || $0.1.waits > 0 })
+        FeatureClock.drain()
+        return Dictionary(uniqueKeysWithValues: zip(keys, figures).filter { $0.1.count > 0 || $0.1.waits > 0 })
     }
     /// The same, per client (the scene whose command was running), for `serve`.
     package var clients: [String: [Key: WorkFigures]] {
+        FeatureClock.drain()
         var result: [String: [Key: WorkFigures]] = [:]
         for (index, name) in clientNames.enumerated() {
             let shares = zip(keys, clientFigures[index]).filter { $0.1.count > 0 || $0.1.waits > 0 }
@@ -69,6 +73,8 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
 
     /// The scene whose command runs now; set by the session for each command.
     package var client: String? {
+        // The calls counted so far are the client's that ran them.
+        willSet { if newValue != client { FeatureClock.drain() } }
         didSet {
             guard client != oldValue else { return }
             guard let client else { return clientSlot = nil }
@@ -82,6 +88,7 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     /// A run of its own longer than this (nanoseconds) is named to the person
     /// (`[plugins] slow_handler`); 0 names none.
     package var slowThreshold: UInt64
+    package var drainAfter: UInt64 { slowThreshold }
     /// Told the one line that names a slow handler or page.
     package var onSlow: (String) -> Void = { _ in }
     /// Told every figure as it is counted (`serve --metrics`); nil, the default, costs a
@@ -115,8 +122,14 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
         self.slowThreshold = slowThreshold
     }
 
+    /// Takes in the calls the clock has kept since the last hand-over (a command ended).
+    package func settle() {
+        FeatureClock.drain()
+    }
+
     /// Starts again from nothing (`plugins stats reset`).
     package func reset() {
+        FeatureClock.drain()
         for index in figures.indices { figures[index] = WorkFigures() }
         for client in clientFigures.indices { clientFigures[client].removeAll() }
         since = FeatureClock.now()
@@ -137,29 +150,39 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
 
     // MARK: FeatureAccounting
 
-    package func handled(_ message: MessageName, by feature: Int32, from caller: Int32, cost: CallCost, error: (any Error)?) {
-        if caller >= 0, caller != feature {
-            let at = CrossingSlot(from: caller, to: feature, message: message.id)
-            if let known = crossingSlots[at] {
-                crossingCounts[known] &+= 1
-            } else {
-                crossingSlots[at] = crossingKeys.count
-                crossingKeys.append(Crossing(from: Self.name(of: caller), to: Self.name(of: feature), message: message.string))
-                crossingCounts.append(1)
+    package func handled(_ samples: UnsafeBufferPointer<CallSample>, nanosecondsPerTick: Double) {
+        let converts = nanosecondsPerTick != 1
+        for sample in samples {
+            if sample.caller >= 0, sample.caller != sample.feature { crossed(sample) }
+            let slot = messageSlot(sample.message, sample.feature)
+            var cost = CallCost(nanoseconds: sample.ticks, statements: sample.statements, statementNanoseconds: sample.statementTicks)
+            if converts {
+                cost.nanoseconds = UInt64(Double(sample.ticks) * nanosecondsPerTick)
+                cost.statementNanoseconds = UInt64(Double(sample.statementTicks) * nanosecondsPerTick)
+            }
+            let failed = sample.outcome != .ran, refused = sample.outcome == .refused
+            update(slot) { $0.record(cost, failed: failed, refused: refused) }
+            sink?.ran(keys[slot], slot: slot, cost: cost, failed: failed, refused: refused)
+            if slowThreshold > 0, cost.nanoseconds >= slowThreshold {
+                onSlow("slow handler: plugin \(keys[slot].plugin) took \(Self.duration(cost.nanoseconds)) for \(keys[slot].name) (over [plugins] slow_handler = \(Self.duration(slowThreshold)))")
             }
         }
-        let slot = messageSlot(message, feature)
-        var refused = false
-        if let error = error as? CoordError, case .notGranted = error { refused = true }
-        update(slot) { $0.record(cost, failed: error != nil, refused: refused) }
-        sink?.ran(keys[slot], slot: slot, cost: cost, failed: error != nil, refused: refused)
-        if slowThreshold > 0, cost.nanoseconds >= slowThreshold {
-            onSlow("slow handler: plugin \(keys[slot].plugin) took \(Self.duration(cost.nanoseconds)) for \(keys[slot].name) (over [plugins] slow_handler = \(Self.duration(slowThreshold)))")
+    }
+
+    /// A message one feature's handler sent that another's handled: the map's traffic.
+    private func crossed(_ sample: CallSample) {
+        let at = CrossingSlot(from: sample.caller, to: sample.feature, message: sample.message)
+        if let known = crossingSlots[at] {
+            crossingCounts[known] &+= 1
+        } else {
+            crossingSlots[at] = crossingKeys.count
+            crossingKeys.append(Crossing(from: Self.name(of: sample.caller), to: Self.name(of: sample.feature), message: FeatureClock.messageName(sample.message)))
+            crossingCounts.append(1)
         }
     }
 
     package func waited(_ message: MessageName, at feature: Int32, nanoseconds: UInt64) {
-        let slot = messageSlot(message, feature)
+        let slot = messageSlot(message.id, feature)
         update(slot) { $0.recordWait(nanoseconds) }
         sink?.waited(keys[slot], slot: slot, nanoseconds: nanoseconds)
     }
@@ -185,8 +208,8 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     package static let host = "coordsh"
 
     @inline(__always)
-    private func messageSlot(_ message: MessageName, _ feature: Int32) -> Int {
-        let row = Int(feature), column = Int(message.id)
+    private func messageSlot(_ message: Int32, _ feature: Int32) -> Int {
+        let row = Int(feature), column = Int(message)
         if row >= 0, row < messageSlots.count, column >= 0, column < messageSlots[row].count {
             let known = messageSlots[row][column]
             if known > 0 { return Int(known) - 1 }
@@ -195,9 +218,9 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     }
 
     @inline(never)
-    private func newMessageSlot(_ message: MessageName, _ feature: Int32) -> Int {
-        let key = Key(plugin: Self.plugin(of: feature), kind: .message, name: message.string)
-        let row = Int(feature), column = Int(message.id)
+    private func newMessageSlot(_ message: Int32, _ feature: Int32) -> Int {
+        let key = Key(plugin: Self.plugin(of: feature), kind: .message, name: FeatureClock.messageName(message))
+        let row = Int(feature), column = Int(message)
         // A feature number below 0 is none (the clock reports none such): found by its key.
         guard row >= 0, column >= 0 else { return slot(pageSlots[key], key) { pageSlots[key] = $0 } }
         keys.append(key)

@@ -213,7 +213,7 @@ class CheckedConnection: SQLDatabase {
     // Each statement, checked or refused, counts for the handler or page that ran it
     // (`plugins stats`).
     final func execute(_ sql: String, _ arguments: [SQLValue]) throws {
-        let start = FeatureClock.now()
+        let start = FeatureClock.ticks()
         defer { FeatureClock.statement(since: start) }
         try check(sql)
         try inner.execute(sql, arguments)
@@ -221,7 +221,7 @@ class CheckedConnection: SQLDatabase {
     }
 
     final func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
-        let start = FeatureClock.now()
+        let start = FeatureClock.ticks()
         defer { FeatureClock.statement(since: start) }
         try check(sql)
         return try inner.rows(sql, arguments)

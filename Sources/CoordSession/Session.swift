@@ -85,6 +85,8 @@ public final class Session {
         let name = words[0], rest = Array(words.dropFirst())
         host.running = self
         host.stats?.client = scene.identifier
+        // What the command's handlers cost reaches the figures (and `serve --metrics`) as it ends.
+        defer { host.stats?.settle() }
         do {
             if let builtin = builtins.first(where: { $0.name == name }) {
                 if builtin.usesScene { openStartPage() }

@@ -45,7 +45,9 @@ let package = Package(
         // every later release of the same major version (PLUGIN-GUIDE.md, "Which SDK a plugin
         // needs"). The compiler then also writes CoordSDK.swiftinterface, the text form of the
         // public face that scripts/sdk-api compares with the last release's.
-        .target(name: "CoordSDK", dependencies: ["CCoordABI"], swiftSettings: [.unsafeFlags(["-enable-library-evolution", "-no-verify-emitted-module-interface"])]),
+        // The processor's tick counter the accounting clock reads (FeatureClock), header-only.
+        .target(name: "CCycleCounter"),
+        .target(name: "CoordSDK", dependencies: ["CCoordABI", "CCycleCounter"], swiftSettings: [.unsafeFlags(["-enable-library-evolution", "-no-verify-emitted-module-interface"])]),
         .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
         .target(name: "CoordLoading", dependencies: ["CoordSDK", "CCoordABI", "CLibFFI"]),
         .target(name: "CoordContract", dependencies: ["CoordSDK", "CoordLoading"]),

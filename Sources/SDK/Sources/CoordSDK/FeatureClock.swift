@@ -1,3 +1,4 @@
+internal import CCycleCounter
 import Glibc
 
 /// What one call into a feature's code cost: its own time, and the SQL it ran.
@@ -15,6 +16,29 @@ import Glibc
     }
 }
 
+/// One counted handler call, as the clock keeps it until the host takes a batch
+/// (`FeatureAccounting.handled(_:nanosecondsPerTick:)`): plain numbers, so that keeping it costs
+/// a counted call a store, not a report.
+@_spi(Host) @frozen public struct CallSample: Sendable {
+    /// The message's id (`MessageName.id`; `FeatureClock.messageName(_:)` spells it), and the
+    /// features of the handler that ran it and of the one whose handler sent it (-1: none,
+    /// the person or the host).
+    public var message: Int32
+    public var feature: Int32
+    public var caller: Int32
+    /// `failed` (it threw) and `refused` (what it threw was a grant refused).
+    public var outcome: Outcome
+    /// Its own time and its statements' time, in the clock's ticks
+    /// (`FeatureClock.nanoseconds(ticks:)`), and how many statements it ran.
+    public var ticks: UInt64
+    public var statementTicks: UInt64
+    public var statements: UInt64
+
+    @frozen public enum Outcome: UInt8, Sendable {
+        case ran, failed, refused
+    }
+}
+
 /// Where the host counts what each feature's code cost: every handler's time and SQL, and how
 /// long messages waited in a queue. `plugins stats` reads it.
 ///
@@ -25,11 +49,19 @@ import Glibc
 /// a handler call pays for no executor check (`MainActor.assumeIsolated` cost a counted call
 /// more than the handler itself). Implementations keep to that thread.
 @_spi(Host) public protocol FeatureAccounting: AnyObject {
-    /// A handler of `feature` ran `message`; `caller` is the feature whose handler sent it, -1
-    /// when no feature's did (the person, the host); `error` is what it threw, nil when it did not.
-    /// Features are given by number (`Feature.number`; `FeatureClock.feature(numbered:)` finds
-    /// one): a counted call passes integers, never a reference it would retain.
-    func handled(_ message: MessageName, by feature: Int32, from caller: Int32, cost: CallCost, error: (any Error)?)
+    /// Handlers ran: each sample is one call, in the order they ended; a tick is
+    /// `nanosecondsPerTick` nanoseconds. The clock keeps the samples and hands them over in
+    /// batches — when its buffer is full, after a call that took `FeatureClock.drainAfter`
+    /// or longer (so that a slow handler is named at once), and whenever the host asks
+    /// (`FeatureClock.drain()`: before it reads its figures, at the end of each command) — so
+    /// that a counted call pays for storing a sample, not for this report. Features are given
+    /// by number (`Feature.number`; `FeatureClock.feature(numbered:)` finds one). Nothing
+    /// called from here may run a handler: what it would run is not counted.
+    func handled(_ samples: UnsafeBufferPointer<CallSample>, nanosecondsPerTick: Double)
+    /// Calls that took at least this many nanoseconds are handed over as they end (the host's
+    /// slow-handler threshold, so that a slow handler is named at once); 0 for none. Read
+    /// when counting begins and at each hand-over.
+    var drainAfter: UInt64 { get }
     /// `message` waited `nanoseconds` in the queue of a level of `feature` before it ran again.
     func waited(_ message: MessageName, at feature: Int32, nanoseconds: UInt64)
     /// A page view of `feature` rendered `page` (`cart/cart`).
@@ -55,11 +87,11 @@ import Glibc
     /// Storage read by the dispatch fast path, which runs on the main actor without being
     /// isolated code (see `HandlerEntry.unisolatedBody`); written only through `accounting`.
     @exclusivity(unchecked) nonisolated(unsafe) static var installed: (any FeatureAccounting)?
-    /// The current measured call's figures so far: the time of the measured calls inside it,
-    /// and the statements it ran.
+    /// The current measured call's figures so far, in ticks: the time of the measured calls
+    /// inside it, and the statements it ran.
     @exclusivity(unchecked) nonisolated(unsafe) static var inner: UInt64 = 0
     @exclusivity(unchecked) nonisolated(unsafe) static var statements: UInt64 = 0
-    @exclusivity(unchecked) nonisolated(unsafe) static var statementNanoseconds: UInt64 = 0
+    @exclusivity(unchecked) nonisolated(unsafe) static var statementTicks: UInt64 = 0
     /// The feature whose handler runs now (the innermost), the caller of the next one.
     @exclusivity(unchecked) nonisolated(unsafe) static var current: Int32 = -1
     /// Every feature made in this process, by number, held weakly: how the host names one.
@@ -68,13 +100,17 @@ import Glibc
     /// The thread the app runs on (the main actor's), where the clock's state lives.
     @exclusivity(unchecked) nonisolated(unsafe) static var mainThread = pthread_self()
 
-    /// Who counts; nil (the default) counts nothing. Setting it advances the dispatch epoch, so
-    /// that every cached path is built again with (or without) its handlers' features.
+    /// Who counts; nil (the default) counts nothing. Setting it hands the samples kept so far
+    /// to the one counting before, and advances the dispatch epoch, so that every cached path
+    /// is built again with (or without) its handlers' features.
     public static var accounting: (any FeatureAccounting)? {
         get { installed }
         set {
+            drain()
             installed = newValue
             mainThread = pthread_self()
+            if newValue != nil, anchor.ticks == 0 { startTicking() }
+            setDrainTicks()
             DispatchEpoch.advance()
         }
     }
@@ -87,7 +123,8 @@ import Glibc
         return try measure(body) { cost, _ in installed?.served(name, cost: cost) }
     }
 
-    /// Monotonic nanoseconds (CLOCK_MONOTONIC), the clock of every figure.
+    /// Monotonic nanoseconds (CLOCK_MONOTONIC): when something happened (a message queued,
+    /// the counting began), as opposed to how long a call took (`ticks()`).
     @inline(__always)
     public nonisolated static func now() -> UInt64 {
         var time = timespec()
@@ -95,44 +132,141 @@ import Glibc
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
-    /// Runs `body` as a measured call: `done` gets what it cost (the measured calls inside it
-    /// taken off) and what it threw. The host measures pages this way; handlers through
-    /// `run(_:_:)`.
+    // MARK: Ticks
+
+    /// Whether `ticks()` reads the processor's counter (its rate invariant), not the clock.
+    @exclusivity(unchecked) nonisolated(unsafe) static var steady = false
+    /// A counter reading and the raw clock's at the same moment, when counting first began:
+    /// the start of the calibration, whose end is the latest `calibrate()`.
+    @exclusivity(unchecked) nonisolated(unsafe) static var anchor: (ticks: UInt64, nanoseconds: UInt64) = (0, 0)
+    /// Nanoseconds per tick: exactly 1 on the clock, measured on the counter.
+    @exclusivity(unchecked) nonisolated(unsafe) static var nanosecondsPerTick: Double = 1
+    /// A call of at least this many ticks hands the samples over at once (`drainAfter`).
+    @exclusivity(unchecked) nonisolated(unsafe) static var drainAfterTicks: UInt64 = .max
+    /// The calibration wanted before converting: long enough that the two clocks' read
+    /// jitter is far below the figures' two significant digits.
+    nonisolated static let calibrationSpan: UInt64 = 200_000
+
+    /// What every duration is measured in: the processor's tick counter when its rate is
+    /// invariant (one instruction, where the monotonic clock's read is five to ten times
+    /// that, paid twice per counted handler), the monotonic clock's nanoseconds otherwise.
+    /// `nanoseconds(ticks:)` converts.
+    @inline(__always)
+    public nonisolated static func ticks() -> UInt64 {
+        steady ? coordsh_ticks() : now()
+    }
+
+    /// `ticks` in nanoseconds, by the latest calibration (`calibrate()`).
+    @inline(__always)
+    public nonisolated static func nanoseconds(ticks: UInt64) -> UInt64 {
+        steady ? UInt64(Double(ticks) * nanosecondsPerTick) : ticks
+    }
+
+    private nonisolated static func startTicking() {
+        samples = .allocate(capacity: capacity)
+        steady = coordsh_ticks_are_steady()
+        anchor = (coordsh_ticks(), rawNanoseconds())
+    }
+
+    /// `drainAfterTicks` from the accounting's `drainAfter`. Until calibrated, a counter is
+    /// taken to be the slowest anyone runs (500 MHz): a call hands its samples over early
+    /// rather than late.
+    private nonisolated static func setDrainTicks() {
+        let after = installed?.drainAfter ?? 0
+        if after == 0 { return drainAfterTicks = .max }
+        if !steady { return drainAfterTicks = after }
+        drainAfterTicks = nanosecondsPerTick == 1 ? after / 2 : UInt64(Double(after) / nanosecondsPerTick)
+    }
+
+    /// Measures the counter's rate again, over the whole time since counting began (so the
+    /// figure only gets better): one read of each clock. Waits out what is left of the first
+    /// 200 µs when asked sooner than that, once per process at most.
+    nonisolated static func calibrate() {
+        guard steady else { return }
+        var ticks = coordsh_ticks(), nanoseconds = rawNanoseconds()
+        while nanoseconds &- anchor.nanoseconds < calibrationSpan {
+            ticks = coordsh_ticks()
+            nanoseconds = rawNanoseconds()
+        }
+        guard ticks > anchor.ticks else { return }
+        nanosecondsPerTick = Double(nanoseconds &- anchor.nanoseconds) / Double(ticks &- anchor.ticks)
+        setDrainTicks()
+    }
+
+    private nonisolated static func rawNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_RAW, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    // MARK: Samples
+
+    /// The samples not yet handed over: a buffer made when counting first begins (a plain
+    /// global, not a lazy one, which would cost every call a once-check), kept for the
+    /// process's life, written only on the app's thread.
+    nonisolated static let capacity = 512
+    @exclusivity(unchecked) nonisolated(unsafe) static var samples: UnsafeMutablePointer<CallSample>?
+    @exclusivity(unchecked) nonisolated(unsafe) static var sampleCount = 0
+    @exclusivity(unchecked) nonisolated(unsafe) static var draining = false
+
+    @inline(__always)
+    private nonisolated static func keep(_ sample: CallSample) {
+        guard !draining, let samples else { return }
+        samples[sampleCount] = sample
+        sampleCount &+= 1
+        if sampleCount == capacity || sample.ticks >= drainAfterTicks { drain() }
+    }
+
+    /// Hands the samples kept so far to the accounting: the host asks before it reads its
+    /// figures and at the end of each command.
+    public nonisolated static func drain() {
+        guard sampleCount > 0, !draining, let samples else { return }
+        guard let accounting = installed else { return sampleCount = 0 }
+        draining = true
+        defer {
+            sampleCount = 0
+            draining = false
+        }
+        calibrate()
+        accounting.handled(UnsafeBufferPointer(start: samples, count: sampleCount), nanosecondsPerTick: nanosecondsPerTick)
+    }
+
+    // MARK: Measured calls
+
+    /// Runs `body` as a measured call: `done` gets what it cost, in nanoseconds (the measured
+    /// calls inside it taken off), and what it threw. The host measures pages this way;
+    /// handlers through `run(_:_:)`.
     public nonisolated static func measure<T>(_ body: () throws -> T, done: (CallCost, (any Error)?) -> Void) rethrows -> T {
-        let outer = CallCost(nanoseconds: inner, statements: statements, statementNanoseconds: statementNanoseconds)
+        let outer = (inner, statements, statementTicks)
         inner = 0
         statements = 0
-        statementNanoseconds = 0
-        let start = now()
+        statementTicks = 0
+        let start = ticks()
+        func finish() -> CallCost {
+            let elapsed = ticks() &- start
+            let own = elapsed &- Swift.min(inner, elapsed)
+            let cost = (own, statements, statementTicks)
+            (inner, statements, statementTicks) = (outer.0 &+ elapsed, outer.1, outer.2)
+            calibrate()
+            return CallCost(nanoseconds: nanoseconds(ticks: cost.0), statements: cost.1, statementNanoseconds: nanoseconds(ticks: cost.2))
+        }
         do {
             let result = try body()
-            done(finish(start, outer: outer), nil)
+            done(finish(), nil)
             return result
         } catch {
-            done(finish(start, outer: outer), error)
+            done(finish(), error)
             throw error
         }
     }
 
-    /// Ends a measured call begun at `start`: what it cost; the enclosing call's figures come
-    /// back, with this whole call added to its inner time (its SQL stays this call's).
-    @inline(__always)
-    private nonisolated static func finish(_ start: UInt64, outer: CallCost) -> CallCost {
-        let elapsed = now() &- start
-        let own = CallCost(nanoseconds: elapsed &- Swift.min(inner, elapsed), statements: statements, statementNanoseconds: statementNanoseconds)
-        inner = outer.nanoseconds &+ elapsed
-        statements = outer.statements
-        statementNanoseconds = outer.statementNanoseconds
-        return own
-    }
-
-    /// A statement begun at `start` (by `now()`) ended: counted for the measured call it ran
+    /// A statement begun at `start` (by `ticks()`) ended: counted for the measured call it ran
     /// in. Called by the host's data handles, on whatever thread the store runs it while the
     /// main actor waits for it.
     public nonisolated static func statement(since start: UInt64) {
         guard installed != nil else { return }
         statements &+= 1
-        statementNanoseconds &+= now() &- start
+        statementTicks &+= ticks() &- start
     }
 
     /// Runs a handler: measured when accounting set its feature, plain otherwise.
@@ -142,17 +276,35 @@ import Glibc
         return try measured(entry, message)
     }
 
+    /// A handler's measured call: two counter reads and a sample kept (`keep`), the report
+    /// left for later (`drain`).
     @inline(never)
     private nonisolated static func measured(_ entry: HandlerEntry, _ message: Message) throws -> Disposition {
         // Counting was turned off since the feature was set: a plain call.
         let feature = entry.feature
         guard installed != nil else { return try entry.unisolatedBody(message) }
-        let name = message.name
         let caller = current
+        let outer = (inner, statements, statementTicks)
         current = feature
-        defer { current = caller }
-        return try measure({ try entry.unisolatedBody(message) }) { cost, error in
-            installed?.handled(name, by: feature, from: caller, cost: cost, error: error)
+        inner = 0
+        statements = 0
+        statementTicks = 0
+        let start = ticks()
+        var outcome = CallSample.Outcome.ran
+        defer {
+            let elapsed = ticks() &- start
+            let sample = CallSample(
+                message: message.name.id, feature: feature, caller: caller, outcome: outcome,
+                ticks: elapsed &- Swift.min(inner, elapsed), statementTicks: statementTicks, statements: statements)
+            (inner, statements, statementTicks) = (outer.0 &+ elapsed, outer.1, outer.2)
+            current = caller
+            keep(sample)
+        }
+        do {
+            return try entry.unisolatedBody(message)
+        } catch {
+            if let refusal = error as? CoordError, case .notGranted = refusal { outcome = .refused } else { outcome = .failed }
+            throw error
         }
     }
 
@@ -167,6 +319,11 @@ import Glibc
             current = at.parent
         }
         return -1
+    }
+
+    /// The message whose id is `id` (`CallSample.message`), as written.
+    public nonisolated static func messageName(_ id: Int32) -> String {
+        MessageName.table.string(for: id)
     }
 
     /// Gives `feature` its number.
