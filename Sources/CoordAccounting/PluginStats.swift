@@ -103,7 +103,7 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
 
     // The rows, by slot: a message's slot is found by the feature's and the message's numbers
     // — both dense, so a table indexed by them, no hashing per call (a dictionary keyed by the
-    // pair cost a counted call more than its two clock reads) — and its key's strings are made
+    // pair cost a counted call more than its two clock_gettime reads did) — and its key's strings are made
     // once. Unchecked: used on the main actor only, never held across a call (each checked
     // access of a counted call cost it more than its histogram).
     /// By feature number, then message id: the slot plus one (0: none yet).

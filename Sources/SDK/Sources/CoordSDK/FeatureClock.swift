@@ -81,7 +81,10 @@ import Glibc
 /// **Cost.** Off (no `accounting`), a handler call pays one load and one branch: the handler's
 /// feature number is set on it only while accounting is on, when its dispatch path is built
 /// (once per tree change) or its feature's coordinator first receives it, never looked up per
-/// send.
+/// send. On, a handler call pays two reads of the processor's tick counter and one sample
+/// stored in a buffer (`CallSample`); the accounting gets the samples in batches (`drain()`),
+/// so the report, the row lookup and the histogram are paid in a tight loop, not in each call
+/// (BENCHMARKS.md, issue 40).
 @MainActor
 @_spi(Host) public enum FeatureClock {
     /// Storage read by the dispatch fast path, which runs on the main actor without being
