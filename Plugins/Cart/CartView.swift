@@ -70,8 +70,8 @@ final class CartView: PageView {
 
     static func lines(_ summary: CartSummary) -> [String] {
         var lines = summary.lines.map { line in
-            "  " + "#\(line.product.id)".padding(toLength: 5, withPad: " ", startingAt: 0)
-                + line.product.name.padding(toLength: 30, withPad: " ", startingAt: 0)
+            "  " + "#\(line.product.id)".column(5)
+                + line.product.name.column(30)
                 + " \(line.quantity) × \(line.product.price) = \(line.total)"
         }
         if summary.isEmpty { return lines }
