@@ -80,7 +80,7 @@ public final class SQLiteDataManager: DataManaging {
         do {
             // Inside a script's transaction only the writer sees what the script wrote.
             if inScript { return try pool.writeWithoutTransaction { db in try body(Connection(db)) } }
-            return try pool.read { db in try body(Connection(db)) }
+            return try pool.unsafeRead { db in try Self.inTransaction(db, "BEGIN DEFERRED") { try body(Connection(db)) } }
         } catch {
             throw translate(error)
         }
@@ -90,37 +90,50 @@ public final class SQLiteDataManager: DataManaging {
         let pool = try connection()
         do {
             return try pool.writeWithoutTransaction { db in
-                var result: Result<T, any Error>?
-                let work = { () -> Database.TransactionCompletion in
-                    result = .success(try body(Connection(db)))
-                    return .commit
-                }
                 // Inside a --single-transaction script, a savepoint of the script's transaction.
-                if inScript { try Self.inCommandSavepoint(db, work) } else { try db.inTransaction(.immediate, work) }
-                guard let result else { throw CoordError.database("database \(location): the write did not run") }
-                return try result.get()
+                if inScript { return try Self.inCommandSavepoint(db) { try body(Connection(db)) } }
+                return try Self.inTransaction(db, "BEGIN IMMEDIATE") { try body(Connection(db)) }
             }
         } catch {
             throw translate(error)
         }
     }
 
-    /// `work` in a savepoint of the script's transaction, rolled back to when it throws: its
-    /// three statements compiled once per connection (GRDB's `inSavepoint` compiles its
-    /// SAVEPOINT and RELEASE again at every call — 8 % of a `-1` batch script). When SQLite
-    /// has given up the whole transaction (a full disk), `work`'s error is what is thrown.
-    static func inCommandSavepoint(_ db: Database, _ work: () throws -> Database.TransactionCompletion) throws {
-        try db.cachedStatement(sql: "SAVEPOINT coordsh_command").execute()
-        let completion: Database.TransactionCompletion
+    // A command's transaction and a -1 script command's savepoint are begun and ended through
+    // statements compiled once per connection: GRDB's `read`, `inTransaction` and
+    // `inSavepoint` compile their BEGIN, COMMIT, SAVEPOINT and RELEASE again at every call,
+    // which was 8 % of a `-1` batch script and a fifth of a `-f` one.
+
+    /// `work` in a transaction begun by `begin` (`BEGIN DEFERRED` to read, `BEGIN IMMEDIATE` to
+    /// write), committed when it returns and rolled back when it throws or the commit fails.
+    static func inTransaction<T>(_ db: Database, _ begin: String, _ work: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: begin).execute()
+        let result: T
         do {
-            completion = try work()
+            result = try work()
+            try db.cachedStatement(sql: "COMMIT").execute()
+        } catch {
+            // SQLite may have ended the transaction itself (a full disk); then there is none.
+            if db.isInsideTransaction { try? db.cachedStatement(sql: "ROLLBACK").execute() }
+            throw error
+        }
+        return result
+    }
+
+    /// `work` in a savepoint of the script's transaction, rolled back to when it throws. When
+    /// SQLite has given up the whole transaction (a full disk), `work`'s error is what is thrown.
+    static func inCommandSavepoint<T>(_ db: Database, _ work: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: "SAVEPOINT coordsh_command").execute()
+        let result: T
+        do {
+            result = try work()
         } catch {
             try? db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT coordsh_command").execute()
             try? db.cachedStatement(sql: "RELEASE SAVEPOINT coordsh_command").execute()
             throw error
         }
-        if completion == .rollback { try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT coordsh_command").execute() }
         try db.cachedStatement(sql: "RELEASE SAVEPOINT coordsh_command").execute()
+        return result
     }
 
     public func beginScriptTransaction() throws {
