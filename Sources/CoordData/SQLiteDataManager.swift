@@ -29,12 +29,6 @@ public final class SQLiteDataManager: DataManaging {
         // A --single-transaction script keeps its transaction open on the writer between the
         // accesses of its commands; GRDB refuses that unless told.
         configuration.allowsUnsafeTransactions = true
-        // The write-ahead log outlives each process (see coordsh_keep_wal): a start that only
-        // reads — `coordsh -c help` — writes nothing, and spends no time on GRDB making a log.
-        configuration.prepareDatabase { db in
-            let code = coordsh_keep_wal(db.sqliteConnection)
-            guard code == 0 else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot keep the write-ahead log") }
-        }
         self.configuration = configuration
     }
 
