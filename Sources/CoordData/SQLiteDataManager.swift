@@ -75,11 +75,32 @@ public final class SQLiteDataManager: DataManaging {
         migrated.formUnion(ids)
     }
 
+    // GRDB traps (a fatal error, not a thrown one) when a connection is asked for again from
+    // inside its own access — a plugin calling `write` inside its `write`, or `read` inside
+    // its `read` — so the accesses in progress are counted here and such a call is served
+    // another way or refused in one line. A read inside a read runs on the writer's
+    // connection; a read inside a write, or a write inside a read, on the other connection, as
+    // always; a write inside a write cannot (there is one writer), nor, inside a -1 script's
+    // transaction, which only the writer sees, any access inside another.
+
+    /// Accesses in progress on the writer's connection and on a reader's (this thread's).
+    private var onWriter = 0
+    private var onReader = 0
+
     public func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
         let pool = try connection()
+        // Inside a script's transaction only the writer sees what the script wrote.
+        let writer = inScript || onReader > 0
+        if writer, onWriter > 0 { throw Self.nested }
         do {
-            // Inside a script's transaction only the writer sees what the script wrote.
-            if inScript { return try pool.writeWithoutTransaction { db in try body(Connection(db)) } }
+            if writer {
+                onWriter += 1
+                defer { onWriter -= 1 }
+                if inScript { return try pool.writeWithoutTransaction { db in try body(Connection(db)) } }
+                return try pool.writeWithoutTransaction { db in try Self.inTransaction(db, "BEGIN DEFERRED") { try body(Connection(db)) } }
+            }
+            onReader += 1
+            defer { onReader -= 1 }
             return try pool.unsafeRead { db in try Self.inTransaction(db, "BEGIN DEFERRED") { try body(Connection(db)) } }
         } catch {
             throw translate(error)
@@ -88,6 +109,9 @@ public final class SQLiteDataManager: DataManaging {
 
     public func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
         let pool = try connection()
+        if onWriter > 0 || (inScript && onReader > 0) { throw Self.nested }
+        onWriter += 1
+        defer { onWriter -= 1 }
         do {
             return try pool.writeWithoutTransaction { db in
                 // Inside a --single-transaction script, a savepoint of the script's transaction.
@@ -98,6 +122,10 @@ public final class SQLiteDataManager: DataManaging {
             throw translate(error)
         }
     }
+
+    /// An access the store cannot serve inside the one in progress.
+    static let nested = CoordError.database(
+        "the data store was asked for a write inside another write (or, in a --single-transaction script, for any access inside another): use the handle the outer access was given")
 
     // A command's transaction and a -1 script command's savepoint are begun and ended through
     // statements compiled once per connection: GRDB's `read`, `inTransaction` and
