@@ -110,6 +110,8 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     @exclusivity(unchecked) private var messageSlots: [[Int32]] = []
     /// Pages' and services' rows (counted per render or call, not on a dispatch's fast path).
     private var pageSlots: [Key: Int] = [:]
+    /// Pages' rows by feature number and page name (`renderSlot`).
+    private var renderSlots: [Int32: [String: Int]] = [:]
     @exclusivity(unchecked) private var keys: [Key] = []
     @exclusivity(unchecked) private var figures: [WorkFigures] = []
     /// Per client, by slot (grown as slots are used), without percentiles.
@@ -188,8 +190,8 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     }
 
     package func rendered(_ page: String, by feature: Int32, cost: CallCost) {
-        let key = Key(plugin: Self.plugin(of: feature), kind: .page, name: page)
-        let slot = slot(pageSlots[key], key) { pageSlots[key] = $0 }
+        let slot = renderSlot(page, feature)
+        let key = keys[slot]
         update(slot) { $0.record(cost, failed: false, refused: false) }
         sink?.ran(key, slot: slot, cost: cost, failed: false, refused: false)
         if slowThreshold > 0, cost.nanoseconds >= slowThreshold {
@@ -229,6 +231,16 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
         if messageSlots[row].count <= column { messageSlots[row].append(contentsOf: repeatElement(0, count: column + 1 - messageSlots[row].count)) }
         messageSlots[row][column] = Int32(keys.count)
         return keys.count - 1
+    }
+
+    /// A page's slot, found by its feature's number and then its name: the row's key (whose
+    /// plugin name is asked of the feature) is made once, not hashed at every render.
+    private func renderSlot(_ page: String, _ feature: Int32) -> Int {
+        if let known = renderSlots[feature]?[page] { return known }
+        let key = Key(plugin: Self.plugin(of: feature), kind: .page, name: page)
+        let slot = slot(pageSlots[key], key) { pageSlots[key] = $0 }
+        renderSlots[feature, default: [:]][page] = slot
+        return slot
     }
 
     /// `known`, or a new slot for `key` (remembered by `remember`).
