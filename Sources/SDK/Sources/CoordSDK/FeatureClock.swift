@@ -159,6 +159,14 @@ import Glibc
         steady ? coordsh_ticks() : now()
     }
 
+    /// The ticks from `start` to now; 0 if the counter reads earlier than `start` (a thread
+    /// moved to a processor whose counter lags), never a wrapped-around figure of centuries.
+    @inline(__always)
+    nonisolated static func since(_ start: UInt64) -> UInt64 {
+        let end = ticks()
+        return end > start ? end &- start : 0
+    }
+
     /// `ticks` in nanoseconds, by the latest calibration (`calibrate()`).
     @inline(__always)
     public nonisolated static func nanoseconds(ticks: UInt64) -> UInt64 {
@@ -246,7 +254,7 @@ import Glibc
         statementTicks = 0
         let start = ticks()
         func finish() -> CallCost {
-            let elapsed = ticks() &- start
+            let elapsed = since(start)
             let own = elapsed &- Swift.min(inner, elapsed)
             let cost = (own, statements, statementTicks)
             (inner, statements, statementTicks) = (outer.0 &+ elapsed, outer.1, outer.2)
@@ -269,7 +277,7 @@ import Glibc
     public nonisolated static func statement(since start: UInt64) {
         guard installed != nil else { return }
         statements &+= 1
-        statementTicks &+= ticks() &- start
+        statementTicks &+= since(start)
     }
 
     /// Runs a handler: measured when accounting set its feature, plain otherwise.
@@ -295,7 +303,7 @@ import Glibc
         let start = ticks()
         var outcome = CallSample.Outcome.ran
         defer {
-            let elapsed = ticks() &- start
+            let elapsed = since(start)
             let sample = CallSample(
                 message: message.name.id, feature: feature, caller: caller, outcome: outcome,
                 ticks: elapsed &- Swift.min(inner, elapsed), statementTicks: statementTicks, statements: statements)
