@@ -46,7 +46,7 @@ struct FeatureClockTests {
                 // The call's time lies between what the clock read inside its body and around it.
                 var inside: UInt64 = 0
                 let before = Self.monotonic()
-                try FeatureClock.hostWork("sleep") {
+                FeatureClock.hostWork("sleep") {
                     let start = Self.monotonic()
                     usleep(UInt32(milliseconds) * 1000)
                     inside = Self.monotonic() - start
@@ -92,7 +92,7 @@ struct FeatureClockTests {
             let (_, view) = try chain(depth: 1, in: scene)
             try view.send(Message(ShopCoordinator.buy, Arguments([("id", .int(1))]), from: view))
             #expect(ledger.samples.isEmpty, "a quick call is kept for later")
-            let shop = try #require(scene.child(identifier: "shop") as? Coordinator)
+            let shop = try #require(scene.child(identifier: "shop"))
             shop.handle(ShopCoordinator.buy) { message in
                 if message.arguments.int("id") == 2 { usleep(30_000) }
                 return .handled
