@@ -248,18 +248,11 @@ import Glibc
     /// calls inside it taken off), and what it threw. The host measures pages this way;
     /// handlers through `run(_:_:)`.
     public nonisolated static func measure<T>(_ body: () throws -> T, done: (CallCost, (any Error)?) -> Void) rethrows -> T {
-        let outer = (inner, statements, statementTicks)
-        inner = 0
-        statements = 0
-        statementTicks = 0
-        let start = ticks()
+        let call = begin()
         func finish() -> CallCost {
-            let elapsed = since(start)
-            let own = elapsed &- Swift.min(inner, elapsed)
-            let cost = (own, statements, statementTicks)
-            (inner, statements, statementTicks) = (outer.0 &+ elapsed, outer.1, outer.2)
+            let own = end(call)
             calibrate()
-            return CallCost(nanoseconds: nanoseconds(ticks: cost.0), statements: cost.1, statementNanoseconds: nanoseconds(ticks: cost.2))
+            return CallCost(nanoseconds: nanoseconds(ticks: own.ticks), statements: own.statements, statementNanoseconds: nanoseconds(ticks: own.statementTicks))
         }
         do {
             let result = try body()
@@ -269,6 +262,33 @@ import Glibc
             done(finish(), error)
             throw error
         }
+    }
+
+    /// What a measured call set aside when it began: the enclosing call's figures so far, and
+    /// when it began (ticks).
+    typealias Begun = (inner: UInt64, statements: UInt64, statementTicks: UInt64, start: UInt64)
+    /// A measured call's own figures, in ticks.
+    typealias Own = (ticks: UInt64, statements: UInt64, statementTicks: UInt64)
+
+    /// Begins a measured call: the enclosing call's figures are set aside, this one's start at 0.
+    @inline(__always)
+    private nonisolated static func begin() -> Begun {
+        let outer = (inner, statements, statementTicks)
+        inner = 0
+        statements = 0
+        statementTicks = 0
+        return (outer.0, outer.1, outer.2, ticks())
+    }
+
+    /// Ends the measured call `call`: its own time (the measured calls inside it taken off) and
+    /// its SQL; the enclosing call's figures come back, with this whole call added to its inner
+    /// time (its SQL stays this call's).
+    @inline(__always)
+    private nonisolated static func end(_ call: Begun) -> Own {
+        let elapsed = since(call.start)
+        let own = (elapsed &- Swift.min(inner, elapsed), statements, statementTicks)
+        (inner, statements, statementTicks) = (call.inner &+ elapsed, call.statements, call.statementTicks)
+        return own
     }
 
     /// A statement begun at `start` (by `ticks()`) ended: counted for the measured call it ran
@@ -295,21 +315,15 @@ import Glibc
         let feature = entry.feature
         guard installed != nil else { return try entry.unisolatedBody(message) }
         let caller = current
-        let outer = (inner, statements, statementTicks)
         current = feature
-        inner = 0
-        statements = 0
-        statementTicks = 0
-        let start = ticks()
+        let call = begin()
         var outcome = CallSample.Outcome.ran
         defer {
-            let elapsed = since(start)
-            let sample = CallSample(
-                message: message.name.id, feature: feature, caller: caller, outcome: outcome,
-                ticks: elapsed &- Swift.min(inner, elapsed), statementTicks: statementTicks, statements: statements)
-            (inner, statements, statementTicks) = (outer.0 &+ elapsed, outer.1, outer.2)
+            let own = end(call)
             current = caller
-            keep(sample)
+            keep(CallSample(
+                message: message.name.id, feature: feature, caller: caller, outcome: outcome,
+                ticks: own.ticks, statementTicks: own.statementTicks, statements: own.statements))
         }
         do {
             return try entry.unisolatedBody(message)
