@@ -20,8 +20,8 @@ public enum CommandLineEntry {
             if let command = serverCommands[word] { command(Array(arguments.dropFirst())) }
             execServer(arguments)
         default:
-            if let options = CommonLine.shellOptions(arguments) {
-                exit(CoordshCommand.start(options, supervised: false, singleProcess: false))
+            if let line = CommonLine.read(arguments) {
+                exit(CoordshCommand.start(line.options, supervised: line.supervised, singleProcess: line.singleProcess))
             }
             main(CoordshCommand.self, arguments)
         }
