@@ -24,6 +24,7 @@ let package = Package(
     name: "coordsh",
     products: [
         .executable(name: "coordsh", targets: ["coordsh"]),
+        .executable(name: "coordsh-front", targets: ["coordsh-front"]),
         .executable(name: "coordsh-server", targets: ["coordsh-server"]),
         .library(name: "ContentPlugin", type: .dynamic, targets: ["ContentPlugin"]),
         .library(name: "AccountPlugin", type: .dynamic, targets: ["AccountPlugin"]),
@@ -150,13 +151,19 @@ let package = Package(
         ]),
         .executableTarget(name: "CoordFuzzer", dependencies: ["CoordFuzz"]),
         // The command line both executables share: the shell's options, connect, plugin.
-        .target(name: "CoordCLI", dependencies: ["CoordTerminal", "CoordPluginTools", "CoordRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        // Two executables (HostExecutables): the shell without SwiftNIO, which every start of
-        // it would map, and coordsh-server with `serve` and the supervised app process.
-        // Installed in PREFIX/bin, each finds libCoordSDK.so in PREFIX/lib/coordsh; in the
-        // build tree the library sits beside it ($ORIGIN, SwiftPM's own rpath).
+        .target(name: "CoordCLI", dependencies: ["CoordTerminal", "CoordPluginTools", "CoordRuntime", "CoordSupervision", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // Three executables (HostExecutables): `coordsh`, a launcher in C that starts the
+        // shell and, for a supervised shell, its app process at the same moment; the shell
+        // (coordsh-front) without SwiftNIO, which every start of it would map; and
+        // coordsh-server with `serve` and the supervised app process. Installed in PREFIX/bin,
+        // each Swift one finds libCoordSDK.so in PREFIX/lib/coordsh; in the build tree the
+        // library sits beside it ($ORIGIN, SwiftPM's own rpath).
+        // The launcher links the Swift runtime statically (SwiftPM links every executable with
+        // swiftc, whose start-up object registers the image with the runtime): mapping
+        // libswiftCore.so for a program with no Swift in it cost each start ≈ 1.8 ms.
+        .executableTarget(name: "coordsh", linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         .executableTarget(
-            name: "coordsh", dependencies: ["CoordCLI", shop],
+            name: "coordsh-front", dependencies: ["CoordCLI", shop],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/coordsh"])]),
         .executableTarget(
             name: "coordsh-server",

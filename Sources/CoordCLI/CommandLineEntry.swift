@@ -1,5 +1,6 @@
 import ArgumentParser
 import CoordRuntime
+import CoordSupervision
 import CoordTerminal
 import Foundation
 
@@ -13,6 +14,11 @@ public enum CommandLineEntry {
     /// (`plugin`, `serve`, `connect` and `worker` are dispatched here rather than declared as
     /// subcommands, so that their options, such as `--json`, are their own and not the shell's.)
     public static func run(_ arguments: [String], serverCommands: [String: ([String]) -> Never] = [:]) -> Never {
+        // Any command but the shell: the app process the launcher may have started for a
+        // supervised shell is not wanted (`EarlyWorker`); the shell decides for itself.
+        if let first = arguments.first, ["plugin", "connect", "serve", "worker"].contains(first) {
+            MainActor.assumeIsolated { EarlyWorker.discard() }
+        }
         switch arguments.first {
         case "plugin": main(PluginCommand.self, Array(arguments.dropFirst()))
         case "connect": main(ConnectCommand.self, Array(arguments.dropFirst()))

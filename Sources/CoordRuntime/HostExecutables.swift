@@ -1,13 +1,17 @@
 import Foundation
 
-/// coordsh is two executables built and installed side by side: `coordsh`, the shell, and
-/// `coordsh-server`, the same command line plus `coordsh serve` and the app process of a
-/// supervised shell or server (`coordsh worker`), which bring SwiftNIO and its companions.
-/// The shell leaves them out because every start of it maps and faults in its own text: with
-/// them it was about 2 MiB more resident for commands that never serve (BENCHMARKS.md).
+/// coordsh is three executables built and installed side by side: `coordsh`, a launcher in C
+/// that starts the shell (and, for a supervised shell, its app process at the same moment:
+/// Sources/coordsh/launcher.c); `coordsh-front`, the shell itself; and `coordsh-server`, the
+/// same command line plus `coordsh serve` and the app process of a supervised shell or server
+/// (`coordsh worker`), which bring SwiftNIO and its companions. The shell leaves them out
+/// because every start of it maps and faults in its own text: with them it was about 2 MiB
+/// more resident for commands that never serve (BENCHMARKS.md).
 public enum HostExecutables {
-    /// The file name of the shell.
+    /// The file name of the launcher, the command people type.
     public static let shellName = "coordsh"
+    /// The file name of the shell the launcher starts.
+    public static let frontName = "coordsh-front"
     /// The file name of the executable that serves and runs workers.
     public static let serverName = "coordsh-server"
 
@@ -29,9 +33,9 @@ public enum HostExecutables {
     public static let buildIdentity: String = {
         let exe = current
         let name = (exe as NSString).lastPathComponent
-        guard name == shellName || name == serverName else { return fileIdentity(exe) }
+        guard name == frontName || name == serverName else { return fileIdentity(exe) }
         let folder = (exe as NSString).deletingLastPathComponent as NSString
-        return fileIdentity(folder.appendingPathComponent(shellName)) + "+" + fileIdentity(folder.appendingPathComponent(serverName))
+        return fileIdentity(folder.appendingPathComponent(frontName)) + "+" + fileIdentity(folder.appendingPathComponent(serverName))
     }()
 
     private static func fileIdentity(_ path: String) -> String {

@@ -101,7 +101,7 @@ public enum PluginSandbox {
         }
 
         let exeFolder = folder(HostExecutables.current)
-        policy.executable = [exeFolder + "/" + HostExecutables.shellName, exeFolder + "/" + HostExecutables.serverName]
+        policy.executable = [exeFolder + "/" + HostExecutables.frontName, exeFolder + "/" + HostExecutables.serverName]
             + ["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1", "/usr/lib64/ld-linux-x86-64.so.2"]
         for capability in extra.granted {
             switch capability {

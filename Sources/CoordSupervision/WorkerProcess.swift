@@ -74,10 +74,9 @@ package final class WorkerProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
         var environment = ProcessInfo.processInfo.environment
-        environment["COORDSH_WORKER_RUNNING"] = runningFile
-        environment[WireProtocol.workerDatabaseVariable] = database
+        for name in Self.startVariables { environment[name] = nil }
+        for (name, value) in Self.startEnvironment(database: database, runningFile: runningFile, history: history) { environment[name] = value }
         environment["SWIFT_BACKTRACE"] = "enable=no"
-        environment[WorkerHistory.variable] = history.isEmpty ? nil : history.encoded
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
@@ -93,6 +92,46 @@ package final class WorkerProcess {
         self.runningFile = runningFile
         output = OutputTail(descriptor: errPipe[0], echo: echo)
         control = pair[0]
+    }
+
+    /// Takes the app process the launcher started (`EarlyWorker`) as this front's first worker:
+    /// tells it, as the first thing on its control channel, the environment and `arguments` it
+    /// would have been started with (`EarlyWorkerStart`). Throws when it is gone.
+    package init(adopting early: EarlyWorker.Started, arguments: [String], database: String? = nil, runningFile: String, history: WorkerHistory = WorkerHistory()) throws {
+        let start = EarlyWorkerStart(
+            environment: Self.startEnvironment(database: database, runningFile: runningFile, history: history).map { (name: $0.0, value: $0.1) },
+            arguments: Array(arguments.drop { $0 == "worker" }))
+        guard let message = start.encoded() else {
+            early.end()
+            throw Failure(description: "the app process's options hold a NUL byte or are longer than \(EarlyWorkerStart.maxBytes) bytes")
+        }
+        var sent = 0
+        while sent < message.count {
+            let count = message[sent...].withUnsafeBytes { send(early.control, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = String(cString: strerror(errno))
+                early.end()
+                throw Failure(description: "the app process the launcher started (pid \(early.pid)) is gone: \(reason)")
+            }
+            sent += count
+        }
+        pid = early.pid
+        self.runningFile = runningFile
+        output = OutputTail(descriptor: early.stderr, echo: false)
+        control = early.control
+    }
+
+    /// The variables a worker is started with beyond its front's environment.
+    static let startVariables = ["COORDSH_WORKER_RUNNING", WireProtocol.workerDatabaseVariable, WorkerHistory.variable]
+
+    /// Their values for one start: where it notes its running command, the front's `--db`
+    /// (see `WireProtocol.workerDatabaseVariable`), the front's history of workers.
+    static func startEnvironment(database: String?, runningFile: String, history: WorkerHistory) -> [(String, String)] {
+        var environment = [("COORDSH_WORKER_RUNNING", runningFile)]
+        if let database { environment.append((WireProtocol.workerDatabaseVariable, database)) }
+        if !history.isEmpty { environment.append((WorkerHistory.variable, history.encoded)) }
+        return environment
     }
 
     deinit { close(control) }

@@ -3,6 +3,7 @@ import CoordProtocol
 import CoordRuntime
 @_spi(Host) import CoordSDK
 import CoordSession
+import CoordSupervision
 import Foundation
 
 /// The shell's I/O around a `Session`: start-up (config, plugins, first page), then commands
@@ -60,6 +61,8 @@ public final class Shell {
     /// otherwise the status of the first failing one (batch mode stops there).
     public func run() -> Int32 {
         if options.supervised { return runSupervised() }
+        // The launcher guessed this shell would be supervised; it runs the plugins itself.
+        EarlyWorker.discard()
         guard let config = loadConfig() else { return ShellError.Status.usage.rawValue }
         // Read before the sandbox blanks the environment of this process, which runs plugins,
         // and closes every file outside it: the password variable, the -f script.

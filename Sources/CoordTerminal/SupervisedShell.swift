@@ -23,9 +23,14 @@ extension Shell {
         let launch = { (history: WorkerHistory) in
             try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, history: history)
         }
-        // The first worker starts before this process reads its configuration: its loading
-        // (plugins, database) and ours overlap (`./bench startup`). It reads the same file.
-        let first = try? launch(WorkerHistory())
+        // The first worker is the one the launcher started with this process, when it did
+        // (`EarlyWorker`: the two executables' loading overlaps), else it starts here before
+        // this process reads its configuration: its loading (plugins, database) and ours
+        // overlap (`./bench startup`). It reads the same file.
+        let early = EarlyWorker.claim().flatMap { started in
+            try? WorkerProcess(adopting: started, arguments: arguments, database: database, runningFile: runningFile)
+        }
+        let first = early ?? (try? launch(WorkerHistory()))
         guard let config = loadConfig() else {
             first?.stop()
             return ShellError.Status.usage.rawValue

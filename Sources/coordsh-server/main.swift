@@ -99,7 +99,53 @@ struct WorkerCommand: ParsableCommand {
     }
 }
 
-CommandLineEntry.run(Array(CommandLine.arguments.dropFirst()), serverCommands: [
+extension WorkerCommand {
+    /// The worker line a supervised shell's front writes (`Shell.runSupervised`: `--fd N`,
+    /// `--terminal`, `--no-watch`, `--config FILE`, `--plugin-dir DIR`…), read without the
+    /// parser, whose reflection costs a start ≈ 8 ms (BENCHMARKS.md, "Issue 41"); an early
+    /// worker's start waits on it. Any other line is nil, for the parser.
+    static func frontsLine(_ words: [String]) -> Worker.Options? {
+        var options = Worker.Options()
+        var index = words.startIndex
+        var given: Set<String> = []
+        while index < words.endIndex {
+            let word = words[index]
+            switch word {
+            case "--terminal", "--no-watch":
+                guard given.insert(word).inserted else { return nil }
+                if word == "--terminal" { options.terminal = true } else { options.watchPlugins = false }
+                index += 1
+            case "--fd", "--config", "--plugin-dir":
+                let next = index + 1
+                guard next < words.endIndex, !words[next].hasPrefix("-"), word == "--plugin-dir" || given.insert(word).inserted else { return nil }
+                switch word {
+                case "--fd":
+                    guard let descriptor = Int32(words[next]) else { return nil }
+                    options.descriptor = descriptor
+                case "--config": options.app.configPath = words[next]
+                default: options.app.pluginDirectories.append(words[next])
+                }
+                index = next + 1
+            default:
+                return nil
+            }
+        }
+        return given.contains("--fd") ? options : nil
+    }
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+// The app process the launcher started beside a supervised front: it waits for the front's
+// worker line (`Worker.awaitEarlyStart`), then runs it as any worker's.
+if arguments == ["worker", "--early"] {
+    let words = Worker.awaitEarlyStart()
+    if let options = WorkerCommand.frontsLine(words) {
+        exit(MainActor.assumeIsolated { Worker.run(options) })
+    }
+    arguments = ["worker"] + words
+}
+
+CommandLineEntry.run(arguments, serverCommands: [
     "serve": { CommandLineEntry.main(ServeCommand.self, $0) },
     "worker": { CommandLineEntry.main(WorkerCommand.self, $0) },
 ])

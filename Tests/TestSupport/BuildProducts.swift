@@ -23,7 +23,10 @@ public enum BuildProducts {
         return url.path
     }()
 
+    /// The command people type: the launcher, which starts `coordsh-front` beside it.
     public static var coordsh: String { directory + "/coordsh" }
+    /// The shell itself, which the launcher execs.
+    public static var coordshFront: String { directory + "/coordsh-front" }
     /// `coordsh serve` and the supervised app process (`coordsh` execs or spawns it).
     public static var coordshServer: String { directory + "/coordsh-server" }
 
@@ -31,13 +34,13 @@ public enum BuildProducts {
 
     public static let bundledPlugins = ["Content", "Account", "Cart", "Payment"]
 
-    /// Copies the two executables (the shell and coordsh-server), the SDK and CoordShop libraries
+    /// Copies the three executables (the launcher, the shell and coordsh-server), the SDK and CoordShop libraries
     /// and the bundled plugins — and nothing else: no config, no catalog — into `folder`, as a
     /// user who copies the binaries somewhere would. The copy finds its library through RUNPATH
     /// `$ORIGIN` and its plugins beside it. Returns the copied shell.
     public static func copyBinaryAlone(to folder: String) throws -> String {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for file in [coordsh, coordshServer, directory + "/libCoordSDK.so", directory + "/libCoordShop.so"] + bundledPlugins.map(plugin) {
+        for file in [coordsh, coordshFront, coordshServer, directory + "/libCoordSDK.so", directory + "/libCoordShop.so"] + bundledPlugins.map(plugin) {
             try FileManager.default.copyItem(atPath: file, toPath: folder + "/" + (file as NSString).lastPathComponent)
         }
         return folder + "/coordsh"
