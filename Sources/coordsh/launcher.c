@@ -9,7 +9,10 @@
  * before, takes the early worker when it runs supervised (COORDSH_EARLY_WORKER names it), and
  * otherwise ends it. An early worker waits for its options on its control channel and exits
  * when that closes, so a wrong guess, or a front that cannot be started, costs one idle
- * process that is gone when the front is. */
+ * process that is gone when the front is.
+ *
+ * Linked statically (Package.swift): it runs before every coordsh command, and a dynamic
+ * one paid the loader for libraries it does not use. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -122,6 +125,14 @@ static void start_early_worker(const char *folder) {
         return;
     }
 }
+
+/* swiftc links every SwiftPM executable, this one too, with the object that registers a Swift
+ * image's metadata sections with the runtime at start-up. This program has no Swift and no
+ * metadata: its two references are answered here, so that the static link takes nothing of
+ * the Swift runtime and the launcher is the C library and this file. */
+struct MetadataSections;
+void swift_addNewDSOImage(struct MetadataSections *sections) { (void)sections; }
+int _swift_backtrace_isThunkFunction(const char *name) { (void)name; return 0; }
 
 int main(int argc, char **argv) {
     char folder[PATH_MAX], front[PATH_MAX];
