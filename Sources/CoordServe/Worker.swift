@@ -98,7 +98,12 @@ public enum Worker {
                         if received == -2 {
                             FileHandle.standardError.write(Data("coordsh worker: control channel: \(String(cString: strerror(errno)))\n".utf8))
                         }
-                        loop.execute { exit(0) }
+                        // Its stderr closed last: the front, which reads it to the end, knows
+                        // this process has done everything it will do (`WorkerProcess.stop`).
+                        loop.execute {
+                            close(STDERR_FILENO)
+                            exit(0)
+                        }
                         return
                     }
                     loop.execute { attach(received, loop: loop, hub: hub, id: ids.next(), handshakeTimeout: timeout, outboundLimit: config.serve.outboundLimit) }

@@ -155,9 +155,9 @@ package final class SupervisedBackend: ShellBackend {
         return Reply(result: result, notices: [notice] + scene.pending.drain())
     }
 
-    /// Ends the worker with the shell.
-    package func stop() {
-        supervisor.stop()
+    /// Ends the worker with the shell (`reaping`: see `WorkerProcess.stop`).
+    package func stop(reaping: Bool = true) {
+        supervisor.stop(reaping: reaping)
     }
 }
 

@@ -279,10 +279,10 @@ package final class Supervisor {
         return .init(text: "upgraded: \(list); \(handed) to the new app process", isWarning: false, kind: .upgraded)
     }
 
-    /// Ends the worker (the front is leaving).
-    package func stop() {
+    /// Ends the worker (the front is leaving; see `WorkerProcess.stop`).
+    package func stop(reaping: Bool = true) {
         guard let worker else { return }
-        worker.stop()
+        worker.stop(reaping: reaping)
         unlink(worker.runningFile)
         self.worker = nil
     }

@@ -58,7 +58,8 @@ extension Shell {
             }
         }
         let status = drive(backend)
-        backend.stop()
+        // This process ends next: the worker's own end overlaps ours (`WorkerProcess.stop`).
+        backend.stop(reaping: false)
         return status
     }
 }
