@@ -47,6 +47,10 @@ final class Server: ClientServing {
     let role: Role
     /// Told to each client right after its hello (a worker's start-up warnings and refusals).
     var startNotices: [Notice] = []
+    /// The worker's front runs a script (`coordsh worker --script`): a scene's home page is
+    /// opened when a command first needs the scene, as a script's is in one process
+    /// (`Session.startRoute`), so that a script of builtins loads no plugin's image.
+    var homePageWaits = false
 
     init(host: AppHost, logger: Logger, settings: Config.ServeSettings, role: Role = .server) {
         self.host = host
@@ -90,7 +94,11 @@ final class Server: ClientServing {
         var page: [String] = []
         if let home = host.config.home, let request = try? RouteRequest.parse(home),
             host.app.features.feature(named: request.feature) != nil {
-            page = session.run("open \(Words.quote(home))").result.lines
+            if homePageWaits {
+                session.startRoute = request
+            } else {
+                page = session.run("open \(Words.quote(home))").result.lines
+            }
         }
         logger.info("client \(link.id) connected: pid \(link.pid), scene \(session.scene.identifier), \(clients.count) attached")
         var notices = startNotices

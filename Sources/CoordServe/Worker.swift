@@ -28,6 +28,9 @@ public enum Worker {
         public var descriptor: Int32 = 3
         /// Its one scene is the terminal's: the shared guest cart, kept for the next shell.
         public var terminal = false
+        /// Its front runs a script (`-c`, `-f`, piped stdin): a scene's home page waits for the
+        /// first command that needs it (`Server.homePageWaits`).
+        public var script = false
         /// The front's guest-cart tag (see `Server.guestTag`).
         public var guestTag: String?
         /// What the worker logs (to stderr, which its front keeps, and a server's front passes
@@ -78,6 +81,7 @@ public enum Worker {
         }
         let server = Server(host: host, logger: logger, settings: config.serve, role: .worker(terminal: options.terminal, marker: marker))
         if let tag = options.guestTag { server.guestTag = tag }
+        server.homePageWaits = options.script
         // What starting said is told to each scene after its hello, as the in-process shell
         // prints it at start.
         server.startNotices = (sandbox.warning.map { [$0] } ?? []).map { Notice(text: $0, isWarning: true) }

@@ -13,6 +13,8 @@ extension Shell {
         var arguments = ["worker", "--fd", "3", "--terminal"]
         // As in one process: commands given up front (-c) need no watch of the plugin folders.
         if !options.commands.isEmpty { arguments.append("--no-watch") }
+        // As in one process: a script's home page is opened when a command first needs it.
+        if !options.isInteractive { arguments.append("--script") }
         if let path = options.configPath { arguments += ["--config", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
         let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"

@@ -79,6 +79,7 @@ struct WorkerCommand: ParsableCommand {
 
     @Option(name: .customLong("fd")) var descriptor: Int32
     @Flag(name: .customLong("terminal")) var terminal = false
+    @Flag(name: .customLong("script")) var script = false
     @Option(name: .customLong("guest-tag")) var guestTag: String?
     @Option(name: .customLong("log-level")) var logLevel: String?
     @Flag(name: .customLong("no-watch")) var noWatch = false
@@ -90,6 +91,7 @@ struct WorkerCommand: ParsableCommand {
         options.app = app.serveOptions
         options.descriptor = descriptor
         options.terminal = terminal
+        options.script = script
         options.guestTag = guestTag
         options.logLevel = logLevel
         options.watchPlugins = !noWatch
@@ -101,7 +103,7 @@ struct WorkerCommand: ParsableCommand {
 
 extension WorkerCommand {
     /// The worker line a supervised shell's front writes (`Shell.runSupervised`: `--fd N`,
-    /// `--terminal`, `--no-watch`, `--config FILE`, `--plugin-dir DIR`…), read without the
+    /// `--terminal`, `--no-watch`, `--script`, `--config FILE`, `--plugin-dir DIR`…), read without the
     /// parser, whose reflection costs a start ≈ 8 ms (BENCHMARKS.md, "Issue 41"); an early
     /// worker's start waits on it. Any other line is nil, for the parser.
     static func frontsLine(_ words: [String]) -> Worker.Options? {
@@ -111,9 +113,13 @@ extension WorkerCommand {
         while index < words.endIndex {
             let word = words[index]
             switch word {
-            case "--terminal", "--no-watch":
+            case "--terminal", "--no-watch", "--script":
                 guard given.insert(word).inserted else { return nil }
-                if word == "--terminal" { options.terminal = true } else { options.watchPlugins = false }
+                switch word {
+                case "--terminal": options.terminal = true
+                case "--script": options.script = true
+                default: options.watchPlugins = false
+                }
                 index += 1
             case "--fd", "--config", "--plugin-dir":
                 let next = index + 1

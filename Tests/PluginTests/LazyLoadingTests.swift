@@ -86,9 +86,15 @@ struct LazyLoadingTests {
         #expect(try shell.mappedFiles().contains("libPaymentPlugin.so"))
     }
 
-    @Test("a script's home page is opened when a command first needs the scene: help, pages, help cart, plugins, config and echo map no plugin image; where opens it")
-    func startPageDeferred() throws {
-        let (home, shell) = try Self.warmedShell("lazyhome")
+    @Test(
+        "a script's home page is opened when a command first needs the scene: help, pages, help cart, plugins, config and echo map no plugin image; where opens it — in one process and in a supervised shell's app process",
+        arguments: [false, true])
+    func startPageDeferred(supervised: Bool) throws {
+        let home = try PluginHome(supervised ? "lazyhomesup" : "lazyhome")
+        let config = try Self.config(home)
+        try Self.warm(home, config)
+        let shell = try LiveShell(
+            (supervised ? ["--supervised"] : []) + ["--config", config, "--db", home.path + "/shop.sqlite", "--keep-going"], environment: home.environment)
         defer { home.remove() }
         defer { _ = shell.finish() }
         #expect(shell.send("help").contains("cart"))
@@ -100,13 +106,13 @@ struct LazyLoadingTests {
         for name in ["Content", "Account", "Cart", "Payment"] {
             #expect(listed.contains("lib\(name)Plugin.so  registered, loaded on first use"), "\(listed)")
         }
-        var maps = try shell.mappedFiles()
+        var maps = try shell.mappedFiles(appProcess: supervised)
         for name in ["Content", "Account", "Cart", "Payment"] {
             #expect(!maps.contains("lib\(name)Plugin.so"), "lib\(name)Plugin.so was mapped by commands that read only the registry")
         }
         // The first command that needs the scene finds it on the home page, as before.
         #expect(shell.send("where").contains("content/catalog"))
-        maps = try shell.mappedFiles()
+        maps = try shell.mappedFiles(appProcess: supervised)
         #expect(maps.contains("libContentPlugin.so") && !maps.contains("libCartPlugin.so"))
     }
 

@@ -8,21 +8,6 @@ import Testing
 /// a guess that was wrong leaves no process behind.
 @Suite("The app process started beside a supervised shell")
 struct EarlyWorkerTests {
-    /// The processes whose parent is `parent`, with their command lines (from /proc).
-    static func children(of parent: pid_t) -> [(pid: pid_t, commandLine: [String])] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).compactMap { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.range(of: ")", options: .backwards)
-            else { return nil }
-            let fields = stat[close.upperBound...].split(separator: " ")
-            guard fields.count > 1, Int32(fields[1]) == parent, fields[0] != "Z",
-                let line = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))
-            else { return nil }
-            return (pid, line.split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
-        }
-    }
-
     /// The live processes whose environment holds `mark` (a variable only this test sets).
     static func processes(marked mark: String) -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -45,7 +30,7 @@ struct EarlyWorkerTests {
         // The crasher is found only in the config's plugin folder; the cart lands in --db.
         #expect(shell.send("cart add 3").contains("Leather Boots"))
         #expect(shell.send("plugins").contains("crasher"))
-        let workers = Self.children(of: shell.pid).filter { $0.commandLine.first?.hasSuffix("/coordsh-server") == true }
+        let workers = childProcesses(of: shell.pid).filter { $0.commandLine.first?.hasSuffix("/coordsh-server") == true }
         #expect(workers.count == 1, "the shell's app processes: \(workers)")
         #expect(workers.first?.commandLine.dropFirst() == ["worker", "--early"], "\(workers)")
         #expect(shell.finish() == 0)

@@ -258,19 +258,9 @@ struct SupervisedServeTests {
         })
     }
 
-    /// The pid of the server's worker: its child process (read from /proc, which needs no
-    /// tool the machine may lack).
+    /// The pid of the server's worker: its child process.
     static func workerPID(of server: Server) -> pid_t? {
-        let front = server.process.processIdentifier
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).first { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.range(of: ")", options: .backwards)
-            else { return false }
-            // After "pid (comm)": the state, then the parent's pid.
-            let fields = stat[close.upperBound...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == front
-        }
+        childProcesses(of: server.process.processIdentifier).first?.pid
     }
 
     /// Runs `line` until it is not cut short by the worker's end: a command the kill landed in

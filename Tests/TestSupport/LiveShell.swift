@@ -49,9 +49,12 @@ public final class LiveShell {
     public var pid: pid_t { process.processIdentifier }
 
     /// The files mapped into the shell now (/proc/PID/maps, read to the end: a /proc file has
-    /// no size, and a whole-file read can stop short).
-    public func mappedFiles() throws -> String {
-        let maps = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps"))
+    /// no size, and a whole-file read can stop short); with `appProcess`, into its supervised
+    /// app process (the worker, its one coordsh-server child) instead.
+    public func mappedFiles(appProcess: Bool = false) throws -> String {
+        let process = appProcess ? childProcesses(of: pid).first { $0.commandLine.first?.hasSuffix("/coordsh-server") == true }?.pid : pid
+        guard let process else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "the app process of shell \(pid)"]) }
+        let maps = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(process)/maps"))
         defer { try? maps.close() }
         return String(decoding: maps.readDataToEndOfFile(), as: UTF8.self)
     }
@@ -61,5 +64,22 @@ public final class LiveShell {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
         return process.terminationStatus
+    }
+}
+
+/// The live processes whose parent is `parent`, with their command lines (from /proc, which
+/// needs no tool the machine may lack).
+public func childProcesses(of parent: pid_t) -> [(pid: pid_t, commandLine: [String])] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).compactMap { pid in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.range(of: ")", options: .backwards)
+        else { return nil }
+        // After "pid (comm)": the state, then the parent's pid.
+        let fields = stat[close.upperBound...].split(separator: " ")
+        guard fields.count > 1, Int32(fields[1]) == parent, fields[0] != "Z",
+            let line = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))
+        else { return nil }
+        return (pid, line.split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
     }
 }
