@@ -30,16 +30,18 @@ enum StartupBench {
         var rows = [
             ResultRow(measurement: "start-up, 4 plugins, -c 'echo ok'", figure: ms(shell), baseline: "trivial Swift exe \(ms(trivial))",
                 ratio: times(shell / trivial) + " trivial", goal: "≤ 20 ms", verdict: met(shell <= 0.020)),
+            // Issue 41's goals are against the floors issue 19 found to be the right ones.
             ResultRow(measurement: "the same against Foundation + one dlopen", figure: ms(shell),
-                baseline: "Foundation + libContentPlugin.so \(ms(foundation))", ratio: times(shell / foundation), goal: "", verdict: nil),
+                baseline: "Foundation + libContentPlugin.so \(ms(foundation))", ratio: times(shell / foundation), goal: "≤ 1.3×",
+                verdict: met(shell <= 1.3 * foundation)),
             ResultRow(measurement: "start-up --supervised (front + worker)", figure: ms(supervised), baseline: "in-process \(ms(shell))",
-                ratio: times(supervised / shell) + " in-process", goal: "≤ 1.5× in-process", verdict: met(supervised <= 1.5 * shell)),
+                ratio: times(supervised / shell) + " in-process", goal: "≤ 1.25× in-process", verdict: met(supervised <= 1.25 * shell)),
             ResultRow(measurement: "peak memory, 4 plugins, after start-up", figure: String(format: "%.1f MiB", shellRSS),
                 baseline: String(format: "trivial Swift exe %.1f MiB", trivialRSS), ratio: times(shellRSS / trivialRSS) + " trivial",
                 goal: "≤ 25 MiB", verdict: met(shellRSS <= 25)),
             ResultRow(measurement: "the same against Foundation + one dlopen", figure: String(format: "%.1f MiB", shellRSS),
                 baseline: String(format: "Foundation + libContentPlugin.so %.1f MiB", foundationRSS), ratio: times(shellRSS / foundationRSS),
-                goal: "≤ 1.2×", verdict: met(shellRSS <= 1.2 * foundationRSS)),
+                goal: "≤ 1.1×", verdict: met(shellRSS <= 1.1 * foundationRSS)),
         ]
         rows += try generated(env)
         return rows
@@ -87,7 +89,7 @@ enum StartupBench {
         }
         rows.append(ResultRow(
             measurement: "start-up, 100 generated vs the 4 bundled", figure: times(medians[2] / fourPlugins),
-            baseline: "4 bundled plugins \(ms(fourPlugins))", ratio: "", goal: "≤ 1.3×", verdict: met(medians[2] <= 1.3 * fourPlugins)))
+            baseline: "4 bundled plugins \(ms(fourPlugins))", ratio: "", goal: "≤ 1.1×", verdict: met(medians[2] <= 1.1 * fourPlugins)))
         let slope100 = (medians[2] - medians[0]) / 100, slope500 = (medians[3] - medians[0]) / 500
         rows.append(ResultRow(
             measurement: "start-up growth, 500 vs 100 plugins", figure: times(slope500 / slope100) + " per plugin",
