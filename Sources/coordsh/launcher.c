@@ -5,6 +5,8 @@
  * of dynamic loading apiece, which a front that started its worker from its own main paid
  * one after the other (BENCHMARKS.md, "Issue 41, third pass").
  *
+ * `coordsh serve` and `coordsh worker` it execs as coordsh-server directly.
+ *
  * The guess only saves time, never decides anything: the front reads its command line as
  * before, takes the early worker when it runs supervised (COORDSH_EARLY_WORKER names it), and
  * otherwise ends it. An early worker waits for its options on its control channel and exits
@@ -141,6 +143,17 @@ int main(int argc, char **argv) {
     if (own_folder(folder, sizeof folder) != 0 || snprintf(front, sizeof front, "%s%s", folder, front_name) >= (int)sizeof front) {
         fprintf(stderr, "coordsh: error: cannot find where coordsh is installed (/proc/self/exe: %s)\n", strerror(errno));
         return 2;
+    }
+    /* `coordsh serve` (and `worker`) are coordsh-server's: the shell would only exec it in turn
+     * (CommandLineEntry.execServer), after a start of its own. */
+    if (argc > 1 && (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "worker") == 0)) {
+        char server[PATH_MAX];
+        if (snprintf(server, sizeof server, "%s%s", folder, server_name) < (int)sizeof server) {
+            argv[0] = server;
+            execv(server, argv);
+            fprintf(stderr, "coordsh: error: '%s' needs %s: %s (it is built and installed beside coordsh)\n", argv[1], server, strerror(errno));
+            return 2;
+        }
     }
     if (looks_supervised(argc, argv)) start_early_worker(folder);
     execv(front, argv);
