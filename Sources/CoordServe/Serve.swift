@@ -125,9 +125,24 @@ public enum Serve {
                     Self.admit(channel, hub: hub, ids: ids, ownUID: ownUID, settings: settings)
                 }
             let previousMask = umask(0o177)  // the socket is born 0600
-            bootstrap.bind(unixDomainSocketPath: place.socketPath).whenComplete { result in
+            // Bound under a name of its own and renamed into place once it listens: `bind` makes
+            // the file before `listen` makes it answer, and a client (or a script waiting for the
+            // file) that came in between was refused. The lock makes the name this server's.
+            let binding = place.socketPath + ".new"
+            let staged = binding.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+            if staged { unlink(binding) }
+            bootstrap.bind(unixDomainSocketPath: staged ? binding : place.socketPath).whenComplete { result in
                 umask(previousMask)
                 MainActor.assumeIsolated {
+                    if case .success(let listener) = result, staged, rename(binding, place.socketPath) != 0 {
+                        let reason = String(cString: strerror(errno))
+                        unlink(binding)
+                        lock.release()
+                        status.withLockedValue { $0 = refuse("cannot put the socket in place at \(place.socketPath): \(reason)") }
+                        listener.close(promise: nil)
+                        loop.shutdownGracefully { _ in }
+                        return
+                    }
                     switch result {
                     case .success(let listener):
                         // A supervised server's worker starts once the socket listens: a
