@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "CoordSandbox", dependencies: ["CSandbox"]),
         .target(name: "CoordRuntime", dependencies: [
             sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"), "CSpawn", "CLoadedLibrary",
-            "CoordSandbox",
+            "CoordSandbox", "CoordProtocol",
             "TOMLKit", .product(name: "Crypto", package: "swift-crypto"),
             // scrypt for the host's password hashing: the one BoringSSL in the process.
             .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -12,6 +12,9 @@ public enum WireProtocol {
     /// an argument: a PostgreSQL URL may hold a password, and any user can read another's
     /// command line in `ps`, while /proc/PID/environ is the owner's alone.
     public static let workerDatabaseVariable = "COORDSH_WORKER_DB"
+    /// The environment variable that names the file where a supervised worker notes the
+    /// command it is running, so that its front can say which command a crash ended.
+    public static let workerRunningVariable = "COORDSH_WORKER_RUNNING"
 
     /// The folder servers listen in: `$XDG_RUNTIME_DIR/coordsh`, else `/tmp/coordsh-UID`.
     public static func defaultFolder(environment: [String: String], uid: UInt32) -> String {

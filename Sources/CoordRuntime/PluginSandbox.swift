@@ -1,3 +1,4 @@
+import CoordProtocol
 import CoordSandbox
 @_spi(Host) import CoordSDK
 import Foundation
@@ -33,7 +34,7 @@ public enum PluginSandbox {
     public static let environmentAllowList: Set<String> = [
         "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "NO_COLOR", "COLUMNS", "LINES", "TMPDIR",
         "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-        "SWIFT_BACKTRACE", "LLVM_PROFILE_FILE", "COORDSH_CONFIG", "COORDSH_WORKER_RUNNING",
+        "SWIFT_BACKTRACE", "LLVM_PROFILE_FILE", "COORDSH_CONFIG", WireProtocol.workerRunningVariable,
     ]
     /// Kept by prefix: the locale's categories.
     public static let environmentAllowPrefixes = ["LC_"]

@@ -1,5 +1,5 @@
-import CoordAccounting
 import CoordProtocol
+import CoordSupervision
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +20,7 @@ extension Worker {
         guard let body = readExactly(length, from: descriptor) else { exit(0) }
         guard let start = EarlyWorkerStart(body: body) else { refuse("its options are not a front's (EarlyWorkerStart)") }
         // As a spawned worker's environment: the front's variables, none inherited stale.
-        for name in ["COORDSH_WORKER_RUNNING", WireProtocol.workerDatabaseVariable, WorkerHistory.variable] { unsetenv(name) }
+        for name in WorkerProcess.startVariables { unsetenv(name) }
         for (name, value) in start.environment { setenv(name, value, 1) }
         return start.arguments
     }

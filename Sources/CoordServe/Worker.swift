@@ -56,7 +56,7 @@ public enum Worker {
         // no further: the children this process starts (vetting) do not need it.
         let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WireProtocol.workerDatabaseVariable]
         // Opened before the sandbox: the file is the front's, outside every folder it allows.
-        let marker = ProcessInfo.processInfo.environment["COORDSH_WORKER_RUNNING"].flatMap(RunningMarker.init(path:))
+        let marker = ProcessInfo.processInfo.environment[WireProtocol.workerRunningVariable].flatMap(RunningMarker.init(path:))
         // The front's count of its workers' crashes and restarts (`plugins stats`); read before
         // the environment is blanked.
         let history = ProcessInfo.processInfo.environment[WorkerHistory.variable].flatMap(WorkerHistory.init(encoded:))

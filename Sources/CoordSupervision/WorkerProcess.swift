@@ -122,13 +122,15 @@ package final class WorkerProcess {
         control = early.control
     }
 
-    /// The variables a worker is started with beyond its front's environment.
-    static let startVariables = ["COORDSH_WORKER_RUNNING", WireProtocol.workerDatabaseVariable, WorkerHistory.variable]
+    /// The variables a worker is started with beyond its front's environment: a spawned
+    /// worker's are removed from what it inherits, an early worker removes them before it
+    /// sets the front's (`Worker.awaitEarlyStart`), so none is ever inherited stale.
+    package nonisolated static let startVariables = [WireProtocol.workerRunningVariable, WireProtocol.workerDatabaseVariable, WorkerHistory.variable]
 
     /// Their values for one start: where it notes its running command, the front's `--db`
     /// (see `WireProtocol.workerDatabaseVariable`), the front's history of workers.
     static func startEnvironment(database: String?, runningFile: String, history: WorkerHistory) -> [(String, String)] {
-        var environment = [("COORDSH_WORKER_RUNNING", runningFile)]
+        var environment = [(WireProtocol.workerRunningVariable, runningFile)]
         if let database { environment.append((WireProtocol.workerDatabaseVariable, database)) }
         if !history.isEmpty { environment.append((WorkerHistory.variable, history.encoded)) }
         return environment
