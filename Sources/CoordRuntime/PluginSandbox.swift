@@ -91,7 +91,10 @@ public enum PluginSandbox {
             case .unixSocket: policy.unixSockets = true
             }
         } else {
-            writable.append(folder(database))
+            // A file named relative to the current folder (`--db shop.sqlite`) has the current
+            // folder as its own: its folder's name is empty, which grants nothing.
+            let file = database.hasPrefix("/") ? database : FileManager.default.currentDirectoryPath + "/" + database
+            writable.append(folder(file))
         }
         // Under `./test --coverage` every process writes its profile when it exits.
         if let profile = environment["LLVM_PROFILE_FILE"], profile.hasPrefix("/") { writable.append(folder(profile)) }

@@ -161,6 +161,32 @@ struct SandboxTests {
         }
     }
 
+    @Test("a database named relative to the current folder (`--db shop.sqlite`, `--db data/shop.sqlite`) opens there and keeps the cart, in one process and supervised: the sandbox grants the file's own folder however it is named", .enabled(if: SandboxTests.landlockAvailable, "this kernel has no Landlock"))
+    func relativeDatabase() throws {
+        let folder = try makeTemporaryDirectory("relative-db")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
+        let environment = ["HOME": folder + "/home", "XDG_DATA_HOME": folder + "/home/data", "NO_COLOR": "1"]
+        let config = BuildProducts.packageRoot + "/config/coordsh.toml"
+        for mode in ["--single-process", "--supervised"] {
+            for name in ["shop.sqlite", "data/shop.sqlite"] {
+                for command in ["cart add 3", "cart show"] {
+                    let result = try run(
+                        BuildProducts.coordsh, [mode, "--config", config, "--db", name, "-c", command],
+                        environment: environment, directory: folder, timeout: 120)
+                    #expect(result.status == 0, "\(mode) --db \(name) -c '\(command)': \(result.stderr)")
+                    #expect(!result.stderr.contains("cannot be opened"), "\(mode) --db \(name): \(result.stderr)")
+                }
+                #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(mode): \(name) is made in the current folder")
+            }
+        }
+        // Each run added one item to the same file: the second run of each mode saw the first's.
+        let last = try run(
+            BuildProducts.coordsh, ["--config", config, "--db", "shop.sqlite", "-c", "cart show"],
+            environment: environment, directory: folder, timeout: 120)
+        #expect(last.stdout.contains("2 items"), "\(last.stdout)")
+    }
+
     @Test("a folder, a port and a program declared and granted are let through by the kernel, and nothing beside them; declared and not granted, they stay closed", .enabled(if: SandboxTests.landlockAvailable, "this kernel has no Landlock"))
     func grantedReach() throws {
         for granted in [true, false] {
