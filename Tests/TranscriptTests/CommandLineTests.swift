@@ -132,6 +132,29 @@ struct CommandLineTests {
         #expect(try coordsh(["-f", home + "/missing"], home: home).status == 2)
     }
 
+    @Test("a script's output and its errors, both into one pipe, come in the order of its commands: -f and -c, in one process and supervised", arguments: ["--single-process", "--supervised"])
+    func outputAndErrorsInOrder(mode: String) throws {
+        let home = try makeTemporaryDirectory("order")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let commands = ["echo one", "cart add 999", "echo two", "nosuch thing", "echo three", "cart add 1", "echo four"]
+        let script = home + "/order.coordsh"
+        try (commands.joined(separator: "\n") + "\n").write(toFile: script, atomically: true, encoding: .utf8)
+        let environment = ["HOME": home, "XDG_DATA_HOME": home + "/data", "NO_COLOR": "1"]
+        for source in [["-f", script], commands.flatMap { ["-c", $0] }] {
+            let result = try run(
+                BuildProducts.coordsh, [mode, "--config", Self.config, "--keep-going"] + source,
+                environment: environment, mergeOutput: true)
+            #expect(result.status == 1)
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            let marks = lines.filter { ["one", "two", "three", "four"].contains($0) || $0.hasPrefix("coordsh: error:") || $0.hasPrefix("── Cart") }
+            #expect(marks.count == 7, "\(mode) \(source[0]): \(result.stdout)")
+            guard marks.count == 7 else { continue }
+            #expect(marks[0] == "one" && marks[2] == "two" && marks[4] == "three" && marks[6] == "four", "\(mode) \(source[0]): \(marks)")
+            #expect(marks[1].contains("there is no product 999") && marks[3].contains("nosuch"), "\(mode) \(source[0]): \(marks)")
+            #expect(marks[5].hasPrefix("── Cart ("), "\(mode) \(source[0]): \(marks)")
+        }
+    }
+
     @Test("--json prints exactly one JSON document per command, errors included")
     func json() throws {
         let home = try makeTemporaryDirectory("cli")
