@@ -138,9 +138,13 @@
         }
     }
 
+    /// A lower-case ASCII letter, then lower-case ASCII letters and digits. Read as bytes: as
+    /// `Character`s (grapheme breaking, Unicode properties) this check was 8 % of registering
+    /// 100 plugins at start-up.
     static func isIdentifier(_ s: String) -> Bool {
-        guard let first = s.first, first.isASCII, first.isLowercase else { return false }
-        return s.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) }
+        let letters = UInt8(ascii: "a")...UInt8(ascii: "z"), digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard let first = s.utf8.first, letters.contains(first) else { return false }
+        return s.utf8.allSatisfy { letters.contains($0) || digits.contains($0) }
     }
 
     // MARK: Routes

@@ -20,6 +20,22 @@ struct RegistryTests {
         }
     }
 
+    @Test("a prefix is lower-case ASCII letters and digits, starting with a letter: anything else is refused in one line, nothing registered")
+    func identifiers() throws {
+        for bad in ["Shop", "sHop", "1shop", "shöp", "shop-x", "sh op", "", "\u{FF53}hop", "shop\u{301}", "shop\r\n", "shop_"] {
+            let app = AppCoordinator()
+            #expect(throws: CoordError.registration("prefix '\(bad)' must be lower-case letters and digits, starting with a letter")) {
+                try app.register([shopDefinition(Recorder(), prefix: bad)], origin: nil)
+            }
+            #expect(app.features.features.isEmpty)
+        }
+        for good in ["s", "shop2", "a1b2c3"] {
+            let app = AppCoordinator()
+            try app.register([shopDefinition(Recorder(), prefix: good)], origin: nil)
+            #expect(app.features.features.count == 1, "\(good)")
+        }
+    }
+
     @Test("a feature needing a service nobody provides is reported")
     func unmetNeeds() {
         let app = AppCoordinator()
