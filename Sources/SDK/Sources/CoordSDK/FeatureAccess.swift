@@ -27,22 +27,16 @@ final class SealedService {
 }
 
 extension AppDependency {
-    /// Whether `service` is a sealed one, by its type alone: casting a service that is a
-    /// value (a struct, an enum) to a class makes the runtime look for a bridging conformance
-    /// through every image's records the first time for each type — most of sealing's cost at
-    /// start-up. `SealedService` is final, so its type is the whole question.
-    static func isSealed(_ service: Any) -> Bool { type(of: service) == SealedService.self }
-
     /// Replaces the service in `key`'s slot by its sealed form (keeping who provided it).
     mutating func seal(_ key: DependencyKey) {
-        guard let stored = stored(key), !Self.isSealed(stored) else { return }
+        guard let stored = stored(key), !(stored is SealedService) else { return }
         set(key, SealedService(stored), provider: provider(of: key))
     }
 
     /// The service sealed in `key`'s slot, unsealed; an empty slot marked denied when
     /// `granted` is false.
     mutating func unseal(_ key: DependencyKey, granted: Bool) {
-        guard let stored = stored(key), Self.isSealed(stored), let sealed = stored as? SealedService else { return }
+        guard let sealed = stored(key) as? SealedService else { return }
         if granted {
             set(key, sealed.service, provider: provider(of: key))
         } else {
