@@ -33,10 +33,6 @@ public struct Config: Sendable, Equatable {
     /// Every other top-level table with a key in it (`[content]`, `[cart]`, …) as JSON, for the
     /// plugins that own them; the host does not interpret them.
     public var featureSettings: [String: String] = [:]
-    /// Every text in those sections, at any depth, as their JSON carries it: what the sandbox
-    /// looks at for the files the person named for a plugin (`PluginSandbox.settingFiles`),
-    /// read from the TOML values rather than parsed back out of the JSON.
-    public var settingTexts: [String] = []
 
     /// SHA-256 hashes of the only plugin files that may load (`[plugins] allow`); nil when
     /// the key is absent, so that any plugin that passes the other checks loads.
@@ -243,22 +239,6 @@ public struct Config: Sendable, Equatable {
             let number = value.double ?? 0
             return number.isFinite ? "\(number)" : "null"
         default: return jsonString(render(value, key: "value").trimmingCharacters(in: .whitespaces))
-        }
-    }
-
-    /// The texts `json` writes as JSON strings for `value`'s leaves (object keys aside), in
-    /// the same order.
-    static func texts(_ value: any TOMLValueConvertible) -> [String] {
-        switch value.type {
-        case .table:
-            guard let table = value.table else { return [] }
-            return table.keys.sorted().flatMap { key in table[key].map(texts) ?? [] }
-        case .array:
-            guard let array = value.array else { return [] }
-            return (0..<array.count).flatMap { texts(array[$0]) }
-        case .string: return [value.string ?? ""]
-        case .int, .bool, .double: return []
-        default: return [render(value, key: "value").trimmingCharacters(in: .whitespaces)]
         }
     }
 
@@ -476,7 +456,6 @@ public struct Config: Sendable, Equatable {
             // `config`, which lists keys, shows the whole configuration; found by ./fuzz config).
             if section.keys.isEmpty { continue }
             config.featureSettings[key] = json(section)
-            config.settingTexts += texts(section)
         }
         return config
     }
