@@ -324,6 +324,11 @@ struct SupervisedServeTests {
         }
         #expect(killedMidPayment > 0, "no kill landed in a payment")
         print("killed while a payment ran: \(killedMidPayment) of \(round)")
+        // A kill from outside is nobody's crash: the plugin that was running is not blamed (no
+        // crash counted against it, nothing quarantined), though the restarts are counted.
+        let stats = try Self.sendAgain(client, "plugins stats")
+        let summary = stats.result?.lines.first { $0.hasPrefix("the app process was started again") } ?? ""
+        #expect(summary.contains("after a crash") && !summary.contains("crashes by plugin"), "\(stats)")
         #expect(told.count == round, "one order per checkout: \(told.sorted())")
         let inherited = ProcessInfo.processInfo.environment
         var environment = ["HOME": server.folder]
