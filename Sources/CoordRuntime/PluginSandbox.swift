@@ -73,7 +73,12 @@ public enum PluginSandbox {
     public static func policy(config: Config, database: String, pluginDirectories: [String], extra: Extra = Extra()) -> SandboxPolicy {
         var policy = SandboxPolicy()
         let environment = ProcessInfo.processInfo.environment
-        func folder(_ path: String) -> String { (path as NSString).deletingLastPathComponent }
+        // A path named relative to the current folder (`--db shop.sqlite`) has its folder
+        // there: the folder part of a bare name is empty, which would grant nothing.
+        func folder(_ path: String) -> String {
+            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            return (absolute as NSString).deletingLastPathComponent
+        }
 
         policy.readable = pluginDirectories + systemLibraries() + Sandbox.loadedLibraryFolders()
             + ["/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts",
@@ -91,10 +96,7 @@ public enum PluginSandbox {
             case .unixSocket: policy.unixSockets = true
             }
         } else {
-            // A file named relative to the current folder (`--db shop.sqlite`) has the current
-            // folder as its own: its folder's name is empty, which grants nothing.
-            let file = database.hasPrefix("/") ? database : FileManager.default.currentDirectoryPath + "/" + database
-            writable.append(folder(file))
+            writable.append(folder(database))
         }
         // Under `./test --coverage` every process writes its profile when it exits.
         if let profile = environment["LLVM_PROFILE_FILE"], profile.hasPrefix("/") { writable.append(folder(profile)) }
