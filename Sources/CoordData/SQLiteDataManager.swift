@@ -2,6 +2,9 @@
 import Foundation
 import CSQLiteCheck
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The host's data manager: one SQLite file in WAL mode, opened through GRDB.
 ///
@@ -43,8 +46,9 @@ public final class SQLiteDataManager: DataManaging {
         do {
             let folder = (location as NSString).deletingLastPathComponent
             if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
+            Self.createPrivately(location)
             let pool = try DatabasePool(path: location, configuration: configuration)
             // Reading the schema is what makes SQLite notice a file that is not a database.
             _ = try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
@@ -53,6 +57,17 @@ public final class SQLiteDataManager: DataManaging {
         } catch {
             throw translate(error)
         }
+    }
+
+    /// A database file this opens for the first time is made empty first, readable and
+    /// writable by its owner only, whatever the umask: it will hold every account's password
+    /// hash and login tokens. SQLite gives the log and its index the database's permissions.
+    /// A file that exists keeps the ones it has (a person may share one with a group), and a
+    /// name SQLite reads as no file (`:memory:`, a `file:` URI) is left to it.
+    private static func createPrivately(_ path: String) {
+        guard path != ":memory:", !path.hasPrefix("file:") else { return }
+        let created = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if created >= 0 { close(created) }
     }
 
     public func migrate(feature: String, _ migrations: [Migration]) throws {
