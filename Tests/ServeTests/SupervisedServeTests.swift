@@ -249,15 +249,17 @@ struct SupervisedServeTests {
         #expect(!FileManager.default.fileExists(atPath: server.folder + "/data/coordsh/shop.sqlite"))
     }
 
-    /// Whether `pid` ended — a zombie or gone — within `seconds`, as /proc/PID/stat says.
+    /// Whether the child `pid` ended within `seconds` — all of it: the kernel reports a child's
+    /// end only once its last thread is gone, which is when its descriptors are closed (its
+    /// first thread shows as a zombie while the others still run). Asked without reaping it:
+    /// Foundation's `Process` does that.
     static func ended(_ pid: pid_t, within seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         repeat {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")")
-            else { return true }
-            // "PID (name) STATE …": the name may hold spaces and parentheses, the state follows the last ')'.
-            if stat[close...].dropFirst(2).first == "Z" { return true }
+            var info = siginfo_t()
+            let asked = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if asked == -1, errno == ECHILD { return true }  // already reaped
+            if asked == 0, info._sifields._kill.si_pid == pid { return true }
             usleep(10_000)
         } while Date() < deadline
         return false
