@@ -1,5 +1,6 @@
 @_spi(Host) import CoordSDK
 import Foundation
+import CoordRuntime
 import CSQLiteCheck
 import GRDB
 #if canImport(Glibc)
@@ -46,7 +47,7 @@ public final class SQLiteDataManager: DataManaging {
         do {
             let folder = (location as NSString).deletingLastPathComponent
             if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try PrivateFolder.create(folder)
             }
             Self.createPrivately(location)
             let pool = try DatabasePool(path: location, configuration: configuration)

@@ -96,9 +96,7 @@ public final class GrantStore {
             throw GrantStoreError("\(path) cannot be written from this process (it runs plugin code); run 'plugins grant' in the default, supervised coordsh at a terminal, or add the grant to the config's [plugins.grants]")
         }
         if descriptor < 0 {
-            try? FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
+            try? PrivateFolder.create((path as NSString).deletingLastPathComponent)
             descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard descriptor >= 0 else { throw GrantStoreError("cannot write \(path): \(String(cString: strerror(errno)))") }
         }

@@ -102,11 +102,8 @@ public enum PluginSandbox {
         if let profile = environment["LLVM_PROFILE_FILE"], profile.hasPrefix("/") { writable.append(folder(profile)) }
         policy.writable = writable + extra.writable
         policy.unixSockets = policy.unixSockets || extra.unixSockets
-        // A folder made here for the person's state is theirs alone (0700, as the XDG base
-        // directory specification asks): the database holds every account's password hash and
-        // login tokens. A folder that exists keeps its permissions.
         for path in writable where !path.isEmpty {
-            try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try? PrivateFolder.create(path)
         }
 
         let exeFolder = folder(HostExecutables.current)

@@ -38,8 +38,7 @@ public struct Quarantine: Sendable {
     }
 
     private func write(_ entries: [String: String]) throws {
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PrivateFolder.create((path as NSString).deletingLastPathComponent)
         let text = entries.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)\n" }.joined()
         try text.write(toFile: path, atomically: true, encoding: .utf8)
     }

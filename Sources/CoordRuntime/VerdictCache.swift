@@ -100,7 +100,7 @@ public final class VerdictCache {
         guard dirty, let path else { return }
         dirty = false
         let folder = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try? PrivateFolder.create(folder)
         let text = Self.serialize(entries.filter { FileManager.default.fileExists(atPath: $0.key) })
         let temporary = path + ".\(getpid()).tmp"
         guard FileManager.default.createFile(

@@ -1,4 +1,5 @@
 import CLineEdit
+import CoordRuntime
 import CoordSession
 import Foundation
 
@@ -80,7 +81,7 @@ final class LineEditor {
         coordsh_edit_history_add(trimmed)
         guard let historyPath else { return }
         let folder = (historyPath as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try? PrivateFolder.create(folder)
         _ = coordsh_edit_history_save(historyPath)
         chmod(historyPath, 0o600)
     }
