@@ -88,7 +88,10 @@ let package = Package(
         // connections' authorizer for itself. Also the check's cheap read of the store's schema
         // version before each transaction (a cached statement stepped directly).
         .target(name: "CSQLiteCheck", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader", "CSQLiteCheck"]),
+        // The store's log kept between processes and checkpointed at the end only by a process
+        // that changed something (SQLite's file controls; its db_config is variadic).
+        .target(name: "CSQLiteLog", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader", "CSQLiteCheck", "CSQLiteLog"]),
         // What each plugin's code cost (per plugin and message or page: runs, errors, own time,
         // SQL, queue waits), fed by the SDK's FeatureClock; `plugins stats` shows it.
         .target(name: "CoordAccounting", dependencies: [sdk, .product(name: "Histogram", package: "hdrhistogram-swift")]),

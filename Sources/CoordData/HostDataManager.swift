@@ -16,6 +16,11 @@ public protocol HostDataManager: DataManaging {
     /// Commits the script's transaction, or rolls it back; nothing when none is open. A commit
     /// that fails leaves nothing written and throws its one line.
     func endScriptTransaction(commit: Bool) throws
+
+    /// Ends this process's use of the store (a later use opens it again). The shell and the
+    /// worker call it before they exit: SQLite then puts what this process changed into the
+    /// database file, and PostgreSQL ends the session instead of dropping it.
+    func close()
 }
 
 extension SQLiteDataManager: HostDataManager {}

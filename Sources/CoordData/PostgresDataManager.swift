@@ -36,6 +36,12 @@ public final class PostgresDataManager: DataManaging {
         if let connection { coordsh_PQfinish(connection) }
     }
 
+    public func close() {
+        guard let connection else { return }
+        self.connection = nil
+        coordsh_PQfinish(connection)
+    }
+
     /// Connects now, so that the shell can warn at start-up; the error it throws is the one
     /// every later use would throw until the server answers.
     public func open() throws {

@@ -2,6 +2,7 @@
 import Foundation
 import CoordRuntime
 import CSQLiteCheck
+import CSQLiteLog
 import GRDB
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,8 @@ public final class SQLiteDataManager: DataManaging {
     private var migrated: Set<String> = []
     /// A `--single-transaction` script's transaction is open on the pool's writer.
     private var inScript = false
+    /// The file's data version when the pool had opened it: the end compares it (`close`).
+    private var openedVersion: UInt32 = 0
 
     /// - Parameter busyTimeout: how long a write waits for another process's lock before it
     ///   fails with "database is locked".
@@ -33,6 +36,16 @@ public final class SQLiteDataManager: DataManaging {
         // A --single-transaction script keeps its transaction open on the writer between the
         // accesses of its commands; GRDB refuses that unless told.
         configuration.allowsUnsafeTransactions = true
+        // The log and its index stay between processes, so a run that changes nothing writes
+        // nothing: SQLite deletes them at the last close otherwise, and the next open makes
+        // them again and writes to the log (GRDB's pool wants it non-empty) — a write, two
+        // syncs and, at the end, a checkpoint, for `coordsh -c help`; and a start that must
+        // write cannot open a database another process is writing, or one it may only read.
+        // So the log is not emptied either (no size limit: SQLite empties a kept log at a
+        // checkpointing close when one is set). `close` decides whether the end checkpoints.
+        configuration.prepareDatabase { db in
+            _ = coordsh_log_keep(db.sqliteConnection)
+        }
         self.configuration = configuration
     }
 
@@ -53,11 +66,36 @@ public final class SQLiteDataManager: DataManaging {
             let pool = try DatabasePool(path: location, configuration: configuration)
             // Reading the schema is what makes SQLite notice a file that is not a database.
             _ = try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+            openedVersion = pool.writeWithoutTransaction { db in
+                _ = coordsh_log_checkpoint_on_close(db.sqliteConnection, 0)
+                return Self.dataVersion(db)
+            }
             self.pool = pool
             return pool
         } catch {
             throw translate(error)
         }
+    }
+
+    /// Ends this process's use of the file. When anything changed it since the open (this
+    /// process's commits, or others' it saw), the last connection's close checkpoints the log
+    /// into the database file, synced, as SQLite does by default: the file alone then holds
+    /// everything. When nothing did, neither the database nor its log is
+    /// written — no write, no sync. Later uses open the file again.
+    public func close() {
+        guard let pool else { return }
+        self.pool = nil
+        migrated = []
+        let openedVersion = openedVersion
+        pool.writeWithoutTransaction { db in
+            if Self.dataVersion(db) != openedVersion { _ = coordsh_log_checkpoint_on_close(db.sqliteConnection, 1) }
+        }
+    }
+
+    private static func dataVersion(_ db: Database) -> UInt32 {
+        var version: UInt32 = 0
+        _ = coordsh_log_data_version(db.sqliteConnection, &version)
+        return version
     }
 
     /// A database file this opens for the first time is made empty first, readable and
@@ -68,7 +106,7 @@ public final class SQLiteDataManager: DataManaging {
     private static func createPrivately(_ path: String) {
         guard path != ":memory:", !path.hasPrefix("file:") else { return }
         let created = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if created >= 0 { close(created) }
+        if created >= 0 { Glibc.close(created) }
     }
 
     public func migrate(feature: String, _ migrations: [Migration]) throws {

@@ -105,6 +105,9 @@ public enum Worker {
                         // Its stderr closed last: the front, which reads it to the end, knows
                         // this process has done everything it will do (`WorkerProcess.stop`).
                         loop.execute {
+                            // What this app changed goes into the database's file before the
+                            // front hears that this process is done.
+                            MainActor.assumeIsolated { host.close() }
                             close(STDERR_FILENO)
                             exit(0)
                         }

@@ -93,6 +93,12 @@ public final class AppHost {
         return report
     }
 
+    /// The process is about to end: the data store is closed (what this app changed goes into
+    /// a SQLite database's file; a run that changed nothing leaves it untouched).
+    public func close() {
+        data?.close()
+    }
+
     /// The remembered answers changed (`plugins grant`, a prompt): they take effect at once —
     /// each feature's data handle and guarded services are handed out again.
     public func regrant() {

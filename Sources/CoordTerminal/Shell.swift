@@ -80,6 +80,8 @@ public final class Shell {
             printWarning(warning)
         }
         let host = AppHost(config: config, databaseOverride: options.databasePath)
+        // The app is never released (its plugins hold it), so its end is said here.
+        defer { host.close() }
         host.grantStore = grants
         let report = host.start(extraPluginDirectories: options.pluginDirectories, secrets: secrets)
         // The shell still starts: every command that needs the data fails with this line.

@@ -33,8 +33,8 @@ struct DataPrivacyTests {
             let file = home + "/" + (database ?? "data/coordsh/shop.sqlite")
             let folder = (file as NSString).deletingLastPathComponent
             #expect(Self.mode(folder) == 0o700, "\(mode): \(folder) is \(String(Self.mode(folder) ?? 0, radix: 8))")
-            // The log and its index, when a worker leaves them, are made by SQLite with the
-            // database's own permissions.
+            // The log and its index, kept between runs, are made by SQLite with the database's
+            // own permissions.
             let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("shop.sqlite") }
             #expect(files.contains("shop.sqlite"), "\(mode): \(files)")
             for name in files {
