@@ -4,9 +4,9 @@
 struct sqlite3;
 
 /// Keeps the database's write-ahead log and its index as files between processes
-/// (SQLITE_FCNTL_PERSIST_WAL): the last connection to close empties the log instead of
-/// deleting it, so the next process neither creates them again nor writes to make the log
-/// non-empty. Returns SQLite's result code.
+/// (SQLITE_FCNTL_PERSIST_WAL): the last connection to close leaves them instead of deleting
+/// them (with no journal_size_limit, the log as it is), so the next process neither creates
+/// them again nor writes to make the log non-empty. Returns SQLite's result code.
 int coordsh_log_keep(struct sqlite3 *db);
 
 /// Whether closing this connection, when it is the database's last, checkpoints the log into
