@@ -89,7 +89,7 @@ let package = Package(
         // version before each transaction (a cached statement stepped directly).
         .target(name: "CSQLiteCheck", linkerSettings: [.linkedLibrary("sqlite3")]),
         // The store's log kept between processes and checkpointed at the end only by a process
-        // that changed something (SQLite's file controls; its db_config is variadic).
+        // that changed something (SQLite's db_config, which is variadic, and a file control).
         .target(name: "CSQLiteLog", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader", "CSQLiteCheck", "CSQLiteLog"]),
         // What each plugin's code cost (per plugin and message or page: runs, errors, own time,

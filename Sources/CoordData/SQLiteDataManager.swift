@@ -37,14 +37,13 @@ public final class SQLiteDataManager: DataManaging {
         // accesses of its commands; GRDB refuses that unless told.
         configuration.allowsUnsafeTransactions = true
         // The log and its index stay between processes, so a run that changes nothing writes
-        // nothing: SQLite deletes them at the last close otherwise, and the next open makes
-        // them again and writes to the log (GRDB's pool wants it non-empty) — a write, two
-        // syncs and, at the end, a checkpoint, for `coordsh -c help`; and a start that must
+        // nothing: the last connection's close would checkpoint the log and delete both, and
+        // the next open make them again and write to the log (GRDB's pool wants it non-empty)
+        // — a write, two syncs and a checkpoint for `coordsh -c help` — and a start that must
         // write cannot open a database another process is writing, or one it may only read.
-        // So the log is not emptied either (no size limit: SQLite empties a kept log at a
-        // checkpointing close when one is set). `close` decides whether the end checkpoints.
+        // `close` checkpoints when something changed.
         configuration.prepareDatabase { db in
-            _ = coordsh_log_keep(db.sqliteConnection)
+            _ = coordsh_log_no_checkpoint_on_close(db.sqliteConnection)
         }
         self.configuration = configuration
     }
@@ -66,10 +65,7 @@ public final class SQLiteDataManager: DataManaging {
             let pool = try DatabasePool(path: location, configuration: configuration)
             // Reading the schema is what makes SQLite notice a file that is not a database.
             _ = try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
-            openedVersion = pool.writeWithoutTransaction { db in
-                _ = coordsh_log_checkpoint_on_close(db.sqliteConnection, 0)
-                return Self.dataVersion(db)
-            }
+            openedVersion = pool.writeWithoutTransaction { db in Self.dataVersion(db) }
             self.pool = pool
             return pool
         } catch {
@@ -78,17 +74,21 @@ public final class SQLiteDataManager: DataManaging {
     }
 
     /// Ends this process's use of the file. When anything changed it since the open (this
-    /// process's commits, or others' it saw), the last connection's close checkpoints the log
-    /// into the database file, synced, as SQLite does by default: the file alone then holds
-    /// everything. When nothing did, neither the database nor its log is
-    /// written — no write, no sync. Later uses open the file again.
+    /// process's commits, or others' it saw), the log is checkpointed into the database file,
+    /// synced: the file alone then holds everything (what a reader in another process still
+    /// needs is left to that process's end). When nothing did, neither the database nor its
+    /// log is written — no write, no sync. Later uses open the file again.
+    ///
+    /// The checkpoint is this method's, not SQLite's at the last connection's close: a close
+    /// checkpoints only when no other connection is open, and one may outlive this (a
+    /// statement a plugin kept keeps its connection open until the process ends).
     public func close() {
         guard let pool else { return }
         self.pool = nil
         migrated = []
         let openedVersion = openedVersion
         pool.writeWithoutTransaction { db in
-            if Self.dataVersion(db) != openedVersion { _ = coordsh_log_checkpoint_on_close(db.sqliteConnection, 1) }
+            if Self.dataVersion(db) != openedVersion { _ = try? db.checkpoint(.passive) }
         }
     }
 

@@ -222,8 +222,11 @@ final class Server: ClientServing {
         draining = true
     }
 
-    /// Says goodbye to every client; their connections close once it is written.
+    /// Says goodbye to every client (their connections close once it is written) and closes
+    /// the app's data store: the process ends next, and what its clients changed goes into the
+    /// database's file.
     func goodbyeAll(_ reason: String) {
         for client in clients.values { client.link.sendAndClose(.goodbye(reason: reason)) }
+        host.close()
     }
 }

@@ -44,6 +44,8 @@ protocol ClientServing: AnyObject, Sendable {
     /// A request taken is not yet answered (a supervised front relays them to its worker
     /// without waiting): a shutdown waits for it.
     var busy: Bool { get }
+    /// The server stops: every client hears `reason`, and the app ends (a front stops its
+    /// workers, an app in this process closes its data store).
     func goodbyeAll(_ reason: String)
     /// The socket listens: starts what the server watches from the loop, and says where the
     /// app runs (for the log's "listening on" line).

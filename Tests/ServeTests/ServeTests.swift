@@ -218,6 +218,26 @@ struct ServeTests {
         }
     }
 
+    @Test("after a shutdown, what the clients changed is in the database file alone — in one process and supervised")
+    func shutdownKeepsChanges() throws {
+        for arguments in [["--single-process"], []] {
+            let server = try Server(arguments: arguments)
+            let created = try server.coordsh(
+                ["connect", "--password-env", "PW", "-c", "account create ann@example.com"], extra: ["PW": "correct horse"])
+            #expect(created.status == 0, "\(arguments): \(created.stderr)")
+            #expect(try server.stop() == 0, "\(arguments): \(server.logText)")
+            // The database file alone, copied as a person would back it up, read by Python's
+            // sqlite3 (another SQLite than the server's).
+            let copy = server.folder + "/copy.sqlite"
+            try FileManager.default.copyItem(atPath: server.database, toPath: copy)
+            let lines = try run("/usr/bin/env", ["python3", "-c", """
+                import sqlite3, sys
+                print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM users WHERE email = 'ann@example.com'").fetchone()[0])
+                """, copy])
+            #expect(lines.stdout == "1\n", "\(arguments): the copy's account: \(lines.stdout) \(lines.stderr)")
+        }
+    }
+
     /// A client on the protocol, for the tests that hold several at once.
     static func attach(_ server: Server) throws -> ServerConnection {
         // The socket file appears at bind, a moment before the server listens: on a loaded
