@@ -80,8 +80,8 @@ public final class SQLiteDataManager: DataManaging {
     /// log is written — no write, no sync. Later uses open the file again.
     ///
     /// The checkpoint is this method's, not SQLite's at the last connection's close: a close
-    /// checkpoints only when no other connection is open, and one may outlive this (a
-    /// statement a plugin kept keeps its connection open until the process ends).
+    /// checkpoints only when no other connection is open, and the pool's connections may
+    /// outlive this (in `serve` they stayed open after the pool was let go, to the end).
     public func close() {
         guard let pool else { return }
         self.pool = nil
