@@ -33,14 +33,21 @@ struct DatabaseLogTests {
             environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "NO_COLOR": "1"], directory: home, timeout: 120)
     }
 
+    /// A private home whose database (`shop.sqlite` in it) one run in `mode` has written: the
+    /// catalogue, and a cart of one pair of boots.
+    static func written(_ mode: String, _ label: String) throws -> String {
+        let home = try makeTemporaryDirectory(label)
+        let result = try shell(mode, home + "/shop.sqlite", ["cart add 3"], home: home)
+        #expect(result.status == 0, "\(mode): \(result.stderr)")
+        return home
+    }
+
     @Test("a run that only reads writes neither the database nor its log", arguments: ["--single-process", "--supervised"])
     func readingWritesNothing(mode: String) throws {
-        let home = try makeTemporaryDirectory("log-read")
+        // What a run that wrote leaves is what the next finds.
+        let home = try Self.written(mode, "log-read")
         defer { try? FileManager.default.removeItem(atPath: home) }
         let database = home + "/shop.sqlite"
-        // A run that writes (the catalogue, the cart): what it leaves is what the next finds.
-        let writing = try Self.shell(mode, database, ["cart add 3"], home: home)
-        #expect(writing.status == 0, "\(mode): \(writing.stderr)")
         let before = [Self.snapshot(database), Self.snapshot(database + "-wal")]
         #expect(before.allSatisfy { $0 != nil }, "\(mode): the database and its log are both kept")
         // A run that reads through a plugin, and one that loads none.
@@ -58,11 +65,9 @@ struct DatabaseLogTests {
 
     @Test("what a run changed is in the database file alone at its end", arguments: ["--single-process", "--supervised"])
     func changesInTheFile(mode: String) throws {
-        let home = try makeTemporaryDirectory("log-write")
+        let home = try Self.written(mode, "log-write")
         defer { try? FileManager.default.removeItem(atPath: home) }
         let database = home + "/shop.sqlite"
-        let result = try Self.shell(mode, database, ["cart add 3"], home: home)
-        #expect(result.status == 0, "\(mode): \(result.stderr)")
         // The database file alone, copied as a person would back it up.
         try FileManager.default.createDirectory(atPath: home + "/copy", withIntermediateDirectories: false)
         try FileManager.default.copyItem(atPath: database, toPath: home + "/copy/shop.sqlite")
