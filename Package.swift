@@ -85,13 +85,16 @@ let package = Package(
         .target(name: "CLibPQLoader", dependencies: ["CLibPQ"]),
         // A private SQLite connection with an authorizer: what a plugin's statement would touch
         // is known before it runs (CoordData's DataGuard). GRDB keeps the store's own
-        // connections' authorizer for itself. Also the check's cheap read of the store's schema
-        // version before each transaction (a cached statement stepped directly).
+        // connections' authorizer for itself.
         .target(name: "CSQLiteCheck", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // GRDB's cached statements run directly where its general path costs more than SQLite:
+        // a plugin's queries (bound, stepped, read column by column) and the check's read of the
+        // schema version before each transaction.
+        .target(name: "CSQLiteQuery", linkerSettings: [.linkedLibrary("sqlite3")]),
         // The store's log kept between processes and checkpointed at the end only by a process
         // that changed something (SQLite's db_config, which is variadic, and a file control).
         .target(name: "CSQLiteLog", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader", "CSQLiteCheck", "CSQLiteLog"]),
+        .target(name: "CoordData", dependencies: [sdk, "CoordRuntime", .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ", "CLibPQLoader", "CSQLiteCheck", "CSQLiteLog", "CSQLiteQuery"]),
         // What each plugin's code cost (per plugin and message or page: runs, errors, own time,
         // SQL, queue waits), fed by the SDK's FeatureClock; `plugins stats` shows it.
         .target(name: "CoordAccounting", dependencies: [sdk, .product(name: "Histogram", package: "hdrhistogram-swift")]),
