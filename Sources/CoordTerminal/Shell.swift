@@ -306,7 +306,12 @@ public final class Shell {
 
     func printLines(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        FileHandle.standardOutput.write(Data((lines.map(out.line).joined(separator: "\n") + "\n").utf8))
+        var text = ""
+        for line in lines {
+            text += out.line(line)
+            text += "\n"
+        }
+        StandardStream.write(text, to: STDOUT_FILENO)
     }
 
     private func printJSON(_ document: JSONObject) {
@@ -322,10 +327,10 @@ public final class Shell {
         if options.json {
             printJSON(["ok": false, "error": ["code": .string(code), "message": .string(message)]])
         }
-        FileHandle.standardError.write(Data("coordsh: \(err.error("error:")) \(message)\n".utf8))
+        StandardStream.write("coordsh: \(err.error("error:")) \(message)\n", to: STDERR_FILENO)
     }
 
     func printWarning(_ message: String) {
-        FileHandle.standardError.write(Data("coordsh: \(err.warning(message))\n".utf8))
+        StandardStream.write("coordsh: \(err.warning(message))\n", to: STDERR_FILENO)
     }
 }

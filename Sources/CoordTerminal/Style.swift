@@ -30,6 +30,7 @@ struct Style: Sendable {
 
     /// A result line: page headings stand out, notes recede.
     func line(_ text: String) -> String {
+        guard enabled else { return text }
         if text.hasPrefix("── ") { return heading(text) }
         if text.hasPrefix("note: ") { return note(text) }
         return text
