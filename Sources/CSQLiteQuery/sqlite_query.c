@@ -81,6 +81,18 @@ int coordsh_query_step(struct sqlite3_stmt *statement) {
     return sqlite3_step(statement);
 }
 
+int coordsh_query_column_count(struct sqlite3_stmt *statement) {
+    return sqlite3_column_count(statement);
+}
+
+int coordsh_query_recompiled(struct sqlite3_stmt *statement) {
+    return sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0);
+}
+
+const char *coordsh_query_column_name(struct sqlite3_stmt *statement, int index) {
+    return sqlite3_column_name(statement, index);
+}
+
 int coordsh_query_column_type(struct sqlite3_stmt *statement, int index) {
     return sqlite3_column_type(statement, index);
 }

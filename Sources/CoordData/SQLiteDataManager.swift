@@ -317,9 +317,9 @@ final class Connection: SQLDatabase {
     /// statements (`INSERT … RETURNING`) keep GRDB's path, which tracks what they change.
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
         let statement = try db.cachedStatement(sql: sql)
-        let columns = statement.columnNames
         let handle = statement.sqliteStatement
         guard coordsh_query_reads(handle) != 0 else {
+            let columns = statement.columnNames
             let cursor = try Row.fetchCursor(statement, arguments: Self.statementArguments(arguments))
             var rows: [SQLRow] = []
             while let row = try cursor.next() {
@@ -331,10 +331,12 @@ final class Connection: SQLDatabase {
         defer { _ = coordsh_query_reset(handle) }
         try start(statement, arguments)
         var rows: [SQLRow] = []
+        var columns: [String] = []
         while true {
             let code = coordsh_query_step(handle)
             if code == 101 { return rows }  // SQLITE_DONE
             guard code == 100 else { try check(code, statement); return rows }  // SQLITE_ROW
+            if rows.isEmpty { columns = Self.columns(of: statement) }
             var values: [SQLValue] = []
             values.reserveCapacity(columns.count)
             for column in 0..<Int32(columns.count) { values.append(Self.value(column, handle)) }
@@ -353,6 +355,15 @@ final class Connection: SQLDatabase {
         for (offset, value) in arguments.enumerated() {
             try check(Self.bind(value, at: Int32(offset + 1), handle), statement)
         }
+    }
+
+    /// The columns of a statement that has stepped: GRDB's names, read once per statement,
+    /// until SQLite has compiled it again for a changed schema (a `SELECT *` of a table another
+    /// process added a column to); from then on SQLite's own, read at each run.
+    private static func columns(of statement: Statement) -> [String] {
+        let handle = statement.sqliteStatement
+        if coordsh_query_recompiled(handle) == 0 { return statement.columnNames }
+        return (0..<coordsh_query_column_count(handle)).map { coordsh_query_column_name(handle, $0).map { String(cString: $0) } ?? "" }
     }
 
     /// SQLite's result code; SQLITE_TOOBIG (18) for a text or blob over 2 GiB, which its

@@ -21,12 +21,16 @@ final class StoredValuesTests {
     func host(_ backend: Backend) throws -> any HostDataManager {
         let host = try TestHost(plugins: [], databasePath: try backend.freshLocation("values"))
         hosts.append(host)
+        try makeTables(host.data, backend)
+        return host.data
+    }
+
+    func makeTables(_ data: any HostDataManager, _ backend: Backend) throws {
         let types = backend == .sqlite ? "INTEGER, r REAL, t TEXT, b BLOB" : "BIGINT, r DOUBLE PRECISION, t TEXT, b BYTEA"
-        try host.data.write { db in
+        try data.write { db in
             try db.execute("CREATE TABLE kept (id INTEGER PRIMARY KEY, i \(types))", [])
             try db.execute("CREATE TABLE named (name TEXT PRIMARY KEY)", [])
         }
-        return host.data
     }
 
     struct Stored: Equatable {
@@ -131,5 +135,28 @@ final class StoredValuesTests {
         // A write after it is not held up by a read left open.
         try data.write { db in try db.execute("INSERT INTO named (name) VALUES (?)", [.text("after")]) }
         #expect(try data.read { db in try db.rows("SELECT count(*) AS n FROM named", []).first?.int("n") } == 1)
+    }
+
+    @Test("a column another process adds to a table is in the next read of SELECT *, the query compiled before it or not")
+    func schemaChangedElsewhere() throws {
+        let folder = try makeTemporaryDirectory("values")
+        let path = folder + "/shared.sqlite"
+        let one = try TestHost(plugins: [], databasePath: path), other = try TestHost(plugins: [], databasePath: path)
+        hosts += [one, other]
+        try makeTables(one.data, .sqlite)
+        try one.data.write { db in try db.execute("INSERT INTO named (name) VALUES (?)", [.text("a")]) }
+        // Read on the reading connection and, inside a write, on the writer: each compiles and
+        // keeps its own statement.
+        let before = try one.data.read { db in try db.rows("SELECT * FROM named", []) }
+        let beforeInWrite = try one.data.write { db in try db.rows("SELECT * FROM named", []) }
+        #expect(before.first?.columns == ["name"])
+        #expect(beforeInWrite.first?.columns == ["name"])
+        try other.data.write { db in try db.execute("ALTER TABLE named ADD COLUMN note TEXT DEFAULT 'added'", []) }
+        let after = try one.data.read { db in try db.rows("SELECT * FROM named", []) }
+        let afterInWrite = try one.data.write { db in try db.rows("SELECT * FROM named", []) }
+        for rows in [after, afterInWrite] {
+            #expect(rows.first?.columns == ["name", "note"])
+            #expect(rows.first?["note"] == .text("added"))
+        }
     }
 }

@@ -44,6 +44,16 @@ int coordsh_query_bind_blob(struct sqlite3_stmt *statement, int index, const voi
 /// Steps once: SQLITE_ROW (100), SQLITE_DONE (101) or the error's code.
 int coordsh_query_step(struct sqlite3_stmt *statement);
 
+/// The statement's columns as its last step ran it: SQLite compiles a statement again when the
+/// schema changed since it was first compiled (another process added a column), so a cached
+/// statement's columns are known only once it has stepped.
+int coordsh_query_column_count(struct sqlite3_stmt *statement);
+/// How many times SQLite compiled the statement again (for a changed schema) since it was
+/// first compiled: while 0, the columns are those it was compiled with.
+int coordsh_query_recompiled(struct sqlite3_stmt *statement);
+/// The name of column `index` (0-based), NULL when out of memory.
+const char *coordsh_query_column_name(struct sqlite3_stmt *statement, int index);
+
 /// The current row's column `index` (0-based): its type (SQLITE_INTEGER 1, FLOAT 2, TEXT 3,
 /// BLOB 4, NULL 5) and value. Text and blob pointers last until the next step or reset.
 int coordsh_query_column_type(struct sqlite3_stmt *statement, int index);
