@@ -20,6 +20,13 @@ public final class SQLiteDataManager: DataManaging {
     public let backend = SQLBackend.sqlite
     private let configuration: Configuration
     private var pool: DatabasePool?
+    /// The connection every read outside a write runs on, read-only. Not one of the pool's
+    /// readers: all of this store's accesses come from the main actor, one at a time, so a
+    /// pool of readers had nothing to share, and each read through it paid for a checkout and
+    /// GRDB's schema check through its general query path — a seventh of a `-f` batch script.
+    private var reader: DatabaseQueue?
+    /// The schema version the reader's statements were compiled against (`readOnReader`).
+    private var readerSchemaVersion: Int64?
     private var migrated: Set<String> = []
     /// A `--single-transaction` script's transaction is open on the pool's writer.
     private var inScript = false
@@ -55,7 +62,11 @@ public final class SQLiteDataManager: DataManaging {
     }
 
     private func connection() throws -> DatabasePool {
-        if let pool { return pool }
+        try connections().pool
+    }
+
+    private func connections() throws -> (pool: DatabasePool, reader: DatabaseQueue) {
+        if let pool, let reader { return (pool, reader) }
         do {
             let folder = (location as NSString).deletingLastPathComponent
             if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
@@ -63,11 +74,16 @@ public final class SQLiteDataManager: DataManaging {
             }
             Self.createPrivately(location)
             let pool = try DatabasePool(path: location, configuration: configuration)
+            var readOnly = configuration
+            readOnly.readonly = true
+            let reader = try DatabaseQueue(path: location, configuration: readOnly)
+            readerSchemaVersion = nil
             // Reading the schema is what makes SQLite notice a file that is not a database.
-            _ = try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+            _ = try readOnReader(reader) { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
             openedVersion = pool.writeWithoutTransaction { db in Self.dataVersion(db) }
             self.pool = pool
-            return pool
+            self.reader = reader
+            return (pool, reader)
         } catch {
             throw translate(error)
         }
@@ -85,6 +101,7 @@ public final class SQLiteDataManager: DataManaging {
     public func close() {
         guard let pool else { return }
         self.pool = nil
+        reader = nil
         migrated = []
         let openedVersion = openedVersion
         pool.writeWithoutTransaction { db in
@@ -112,7 +129,7 @@ public final class SQLiteDataManager: DataManaging {
     public func migrate(feature: String, _ migrations: [Migration]) throws {
         let ids = migrations.map { "\(feature).\($0.identifier)" }
         guard !ids.allSatisfy(migrated.contains) else { return }
-        let pool = try connection()
+        let (pool, reader) = try connections()
         var migrator = DatabaseMigrator()
         for (id, migration) in zip(ids, migrations) {
             migrator.registerMigration(id) { db in try migration.apply(Connection(db)) }
@@ -120,7 +137,7 @@ public final class SQLiteDataManager: DataManaging {
         do {
             // Checking needs only a read, so an up-to-date database starts even while another
             // process holds the write lock.
-            if try !pool.read(migrator.hasCompletedMigrations) {
+            if try !readOnReader(reader, migrator.hasCompletedMigrations) {
                 try migrator.migrate(pool)
             }
         } catch {
@@ -142,7 +159,7 @@ public final class SQLiteDataManager: DataManaging {
     private var onReader = 0
 
     public func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
-        let pool = try connection()
+        let (pool, reader) = try connections()
         // Inside a script's transaction only the writer sees what the script wrote.
         let writer = inScript || onReader > 0
         if writer, onWriter > 0 { throw Self.nested }
@@ -155,7 +172,7 @@ public final class SQLiteDataManager: DataManaging {
             }
             onReader += 1
             defer { onReader -= 1 }
-            return try pool.unsafeRead { db in try Self.inTransaction(db, "BEGIN DEFERRED") { try body(Connection(db)) } }
+            return try readOnReader(reader) { db in try body(Connection(db)) }
         } catch {
             throw translate(error)
         }
@@ -174,6 +191,21 @@ public final class SQLiteDataManager: DataManaging {
             }
         } catch {
             throw translate(error)
+        }
+    }
+
+    /// `work` in a read transaction on the reader. When the schema changed since its last read
+    /// (another process's migration), GRDB's caches of it are emptied first — its compiled
+    /// statements and their column names — as GRDB's own readers do; the version is read by
+    /// a statement stepped directly, not through GRDB's query path.
+    private func readOnReader<T>(_ reader: DatabaseQueue, _ work: (Database) throws -> T) throws -> T {
+        try reader.inDatabase { db in
+            let version = try Connection(db).schemaVersion()
+            if version != readerSchemaVersion {
+                db.clearSchemaCache()
+                readerSchemaVersion = version
+            }
+            return try Self.inTransaction(db, "BEGIN DEFERRED") { try work(db) }
         }
     }
 
