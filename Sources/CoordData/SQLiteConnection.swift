@@ -159,11 +159,10 @@ final class Connection: SQLDatabase {
     func schemaVersion() throws -> Int64? {
         let statement = try db.cachedStatement(sql: "PRAGMA schema_version")
         var version: Int64 = 0
-        switch coordsh_step_int64(statement.sqliteStatement, &version) {
-        case 0: return version
-        case 101: return nil
-        case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
-        }
+        let code = coordsh_step_int64(statement.sqliteStatement, &version)
+        if code == 101 { return nil }  // SQLITE_DONE: no row
+        try check(code, statement)
+        return version
     }
 
     var lastInsertedRowID: Int64 { db.lastInsertedRowID }
