@@ -8,6 +8,10 @@ public protocol HostDataManager: DataManaging {
     /// Opens the store now; throws the one line every later use would throw.
     func open() throws
 
+    /// What the start-up calls: throws what would keep the store from opening, either by
+    /// opening it now or, where a look at it costs far less and can tell, by looking.
+    func checkAtStart() throws
+
     /// Opens one write transaction that every later `read` and `write` runs inside, until
     /// `endScriptTransaction`: `coordsh -1` (`--single-transaction`), like `psql -1`. Each
     /// `write` becomes a savepoint in it; reads see what the script wrote so far.

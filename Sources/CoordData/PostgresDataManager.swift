@@ -48,6 +48,11 @@ public final class PostgresDataManager: DataManaging {
         _ = try connected()
     }
 
+    /// Connects now: nothing short of asking the server tells whether it will answer.
+    public func checkAtStart() throws {
+        try open()
+    }
+
     // MARK: Connection
 
     private func connected() throws(CoordError) -> PostgresConnection {

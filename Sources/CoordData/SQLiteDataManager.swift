@@ -54,11 +54,44 @@ public final class SQLiteDataManager: DataManaging {
         self.configuration = configuration
     }
 
-    /// Opens the file now (creating it and its folder when missing), so that the shell can
-    /// warn at start-up; the error it throws is the one every later use would throw.
+    /// Opens the file now (creating it and its folder when missing); the error it throws is
+    /// the one every later use would throw. The start-up calls `checkAtStart` instead.
     public func open() throws {
         _ = try connection()
     }
+
+    /// What the start-up says about the file. Opening it through SQLite — GRDB's pool, the
+    /// log's index rebuilt from the log, the schema — was a seventh of `coordsh -c 'echo ok'`,
+    /// paid by every run whose commands need no data (`help`, `pages`, `echo`). So a file that
+    /// can be seen to be an SQLite database this user may read and write, its log beside it,
+    /// is opened by its first use instead; anything else — no file yet (made now), a file this
+    /// user may only read, one that does not begin as SQLite's files do, a symbolic link, a
+    /// missing or empty log — is opened now, and its warning is the start's, as always. A file
+    /// that passes the look and still will not open (its header damaged past the first bytes)
+    /// fails each use in the same one line that the start would have warned with.
+    public func checkAtStart() throws {
+        if Self.looksOpenable(location) { return }
+        try open()
+    }
+
+    /// A regular file (not a link) of at least one page, beginning with SQLite's header string,
+    /// which this user may read and write, with a non-empty log this user may read and write.
+    static func looksOpenable(_ path: String) -> Bool {
+        guard path != ":memory:", !path.hasPrefix("file:") else { return false }
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return false }
+        defer { Glibc.close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size >= 512 else { return false }
+        var header = [UInt8](repeating: 0, count: sqliteHeader.count)
+        guard pread(descriptor, &header, header.count, 0) == header.count, header == sqliteHeader else { return false }
+        var log = stat()
+        guard stat(path + "-wal", &log) == 0, log.st_size > 0 else { return false }
+        return faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) == 0 && faccessat(AT_FDCWD, path + "-wal", R_OK | W_OK, AT_EACCESS) == 0
+    }
+
+    /// The first 16 bytes of every SQLite database file (sqlite.org/fileformat.html, 1.3).
+    private static let sqliteHeader = Array("SQLite format 3\0".utf8)
 
     private func connection() throws -> DatabasePool {
         try connections().pool

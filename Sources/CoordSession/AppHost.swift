@@ -73,7 +73,7 @@ public final class AppHost {
             location: databaseOverride ?? config.databaseLocation(), busyTimeout: config.busyTimeout, statementTimeout: config.statementTimeout)
         self.data = data
         do {
-            try data.open()
+            try data.checkAtStart()
         } catch {
             report.databaseWarning = "\(error)"
         }

@@ -63,6 +63,25 @@ struct DatabaseLogTests {
         }
     }
 
+    @Test("a run whose commands need no data does not open the database: its log's index is left as it was", arguments: ["--single-process", "--supervised"])
+    func noDataNoOpen(mode: String) throws {
+        let home = try Self.written(mode, "log-noopen")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let database = home + "/shop.sqlite"
+        // SQLite rebuilds the index (`-shm`) from the log whenever a process opens the file
+        // first; a run that never opens it leaves the index's bytes and time alone.
+        let before = Self.snapshot(database + "-shm")
+        #expect(before != nil, "\(mode): the log's index is kept between runs")
+        usleep(20_000)
+        let result = try Self.shell(mode, database, ["help", "pages", "echo ok"], home: home)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(mode): \(result.stderr)")
+        #expect(result.stdout.hasSuffix("ok\n"), "\(mode): \(result.stdout)")
+        #expect(Self.snapshot(database + "-shm") == before, "\(mode): a run that needed no data opened the database")
+        // The first command that needs it opens it, and sees what the last run left.
+        let cart = try Self.shell(mode, database, ["echo first", "cart show"], home: home)
+        #expect(cart.status == 0 && cart.stdout.contains("Leather Boots"), "\(mode): \(cart.stdout) \(cart.stderr)")
+    }
+
     @Test("what a run changed is in the database file alone at its end", arguments: ["--single-process", "--supervised"])
     func changesInTheFile(mode: String) throws {
         let home = try Self.written(mode, "log-write")

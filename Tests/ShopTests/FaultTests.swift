@@ -34,6 +34,29 @@ struct FaultTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == junk)
     }
 
+    @Test("a file that is not a database, with a log beside it: the start still warns; one that begins like one is told at each use")
+    func notADatabaseBesideALog() throws {
+        let home = try makeTemporaryDirectory("notadblog")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        // Text, and a file that begins with SQLite's 16 bytes but whose header says nothing
+        // SQLite can read (write version 0x5A), each with a non-empty log next to it.
+        let text = Data(String(repeating: "this is not sqlite\n", count: 300).utf8)
+        let lookalike = Data("SQLite format 3\0".utf8) + Data(repeating: 0x5A, count: 8176)
+        for (name, junk, startWarns) in [("text", text, true), ("lookalike", lookalike, false)] {
+            let path = home + "/\(name).sqlite"
+            try junk.write(to: URL(fileURLWithPath: path))
+            try Data(repeating: 0x17, count: 4096).write(to: URL(fileURLWithPath: path + "-wal"))
+            let result = try coordsh(home, ["--db", path, "--keep-going", "-c", "content list", "-c", "echo alive", "-c", "cart add 1"])
+            #expect(result.status == 1, "\(name)")
+            #expect(result.stdout.hasSuffix("alive\n"), "\(name): \(result.stdout)")
+            let errors = result.stderr.split(separator: "\n")
+            // The two commands that need data, and for text the start-up's warning before them.
+            #expect(errors.count == (startWarns ? 3 : 2), "\(name): \(result.stderr)")
+            #expect(errors.allSatisfy { $0.contains("database \(path) is not a database") }, "\(name): \(result.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == junk, "\(name): the file is left as it was")
+        }
+    }
+
     @Test("a database whose pages are damaged: every command that needs it is one line naming the file, the rest go on, nothing is written")
     func corruptPages() throws {
         let home = try makeTemporaryDirectory("corrupt")
