@@ -19,7 +19,17 @@ final class StatementChecker {
         var inner: String?
     }
 
-    private let checker: OpaquePointer?
+    /// The in-memory connection, opened by the first use: a run whose commands never touch
+    /// data (`help`, `echo`) does not initialise SQLite (its functions, FTS3 and FTS5) at all.
+    private var checker: OpaquePointer? {
+        if !opened {
+            opened = true
+            connection = coordsh_checker_open()
+        }
+        return connection
+    }
+    private var connection: OpaquePointer?
+    private var opened = false
     /// The schema version of the store this copy was made from (SQLite), or nil before the
     /// first copy.
     var mirroredVersion: Int64?
@@ -27,11 +37,7 @@ final class StatementChecker {
     /// miss what it touches, so every statement is refused until a copy succeeds.
     private(set) var incomplete: String?
 
-    init() {
-        checker = coordsh_checker_open()
-    }
-
-    deinit { coordsh_checker_close(checker) }
+    deinit { coordsh_checker_close(connection) }
 
     /// Replaces the copy with `statements` (the store's `CREATE …` text, tables first).
     func mirror(_ statements: [(kind: String, name: String, sql: String)], version: Int64?) {
