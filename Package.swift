@@ -53,8 +53,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     ],
     targets: [
-        // Line editing, history and completion from libedit (BSD), not GNU readline.
-        .target(name: "CLineEdit", linkerSettings: [.linkedLibrary("edit")]),
+        // Line editing, history and completion from libedit (BSD), not GNU readline; opened
+        // with dlopen by the interactive prompt, so that scripts and workers never map it.
+        .target(name: "CLineEdit"),
         // Descriptor passing (SCM_RIGHTS) between a supervised front and its worker.
         .target(name: "CSocketPass"),
         // Children that inherit only what they are given (posix_spawn's closefrom action).

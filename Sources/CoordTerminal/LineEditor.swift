@@ -27,7 +27,14 @@ final class LineEditor {
     let historyPath: String?
     static let historyLimit = 1000
 
-    init(backend: ShellBackend, historyPath: String?) {
+    /// Throws when libedit cannot be opened (it is opened here, by the prompt, not linked).
+    init(backend: ShellBackend, historyPath: String?) throws(ShellError) {
+        var reason = [CChar](repeating: 0, count: 256)
+        guard coordsh_edit_load(&reason, reason.count) == 0 else {
+            throw ShellError(
+                "the interactive prompt needs line editing: \(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)); -c and -f scripts run without it",
+                code: "line_editing", status: .failure)
+        }
         self.backend = backend
         self.historyPath = historyPath
         LineEditor.active = self

@@ -233,7 +233,13 @@ public final class Shell {
     private func runInteractive(_ backend: ShellBackend) -> Int32 {
         if let page = backend.startPage, !options.json { printLines(page) }
         let history = options.noHistory ? nil : options.historyPath
-        let editor = LineEditor(backend: backend, historyPath: history)
+        let editor: LineEditor
+        do throws(ShellError) {
+            editor = try LineEditor(backend: backend, historyPath: history)
+        } catch {
+            printError(error.message, code: error.code)
+            return error.status.rawValue
+        }
         if let descriptor = backend.watchDescriptor {
             editor.watch(descriptor) { [unowned self] in
                 guard printPushed(backend, atPrompt: true) else { return .nothing }

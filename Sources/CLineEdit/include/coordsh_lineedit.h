@@ -8,6 +8,13 @@
  * candidates with coordsh_edit_add_candidate. */
 typedef void (*coordsh_completer_t)(const char *word, const char *line_to_cursor);
 
+#include <stddef.h>
+
+/* Opens libedit (once; it is not linked, so that a process that never shows the prompt never
+ * maps it). Returns 0, or -1 with the reason in error (one line, up to size bytes). Every
+ * other function here needs it to have returned 0. */
+int coordsh_edit_load(char *error, size_t size);
+
 void coordsh_edit_init(const char *name, coordsh_completer_t completer);
 void coordsh_edit_add_candidate(const char *candidate);
 
