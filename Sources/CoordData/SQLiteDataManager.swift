@@ -76,7 +76,7 @@ public final class SQLiteDataManager: DataManaging {
 
     /// A regular file (not a link) of at least one page, beginning with SQLite's header string,
     /// which this user may read and write, with a non-empty log this user may read and write.
-    static func looksOpenable(_ path: String) -> Bool {
+    private static func looksOpenable(_ path: String) -> Bool {
         guard path != ":memory:", !path.hasPrefix("file:") else { return false }
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return false }

@@ -31,9 +31,9 @@ final class LineEditor {
     init(backend: ShellBackend, historyPath: String?) throws(ShellError) {
         var reason = [CChar](repeating: 0, count: 256)
         guard coordsh_edit_load(&reason, reason.count) == 0 else {
+            let why = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw ShellError(
-                "the interactive prompt needs line editing: \(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)); -c and -f scripts run without it",
-                code: "line_editing", status: .failure)
+                "the interactive prompt needs line editing: \(why); -c and -f scripts run without it", code: "line_editing", status: .failure)
         }
         self.backend = backend
         self.historyPath = historyPath
