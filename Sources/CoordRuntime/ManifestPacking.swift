@@ -43,65 +43,109 @@ package enum ManifestPacking {
 
     /// The manifests, or nil for anything that is not exactly what `pack` writes.
     package static func unpack(_ text: String) -> [FeatureManifest]? {
-        guard !text.isEmpty, !text.utf8.contains(where: { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else { return nil }
-        var manifests: [FeatureManifest] = []
-        for packed in split(text, feature) {
-            let parts = split(packed, part)
-            // Seven parts: a cache written before capabilities (five) declares nothing about them,
-            // which is not the same as declaring nothing, so its plugin is loaded and looked at.
-            guard parts.count == 7 else { return nil }
-            let head = split(parts[0], field)
-            guard head.count == 3, head.allSatisfy(isLeaf) else { return nil }
-            var pages: [FeatureManifest.PageEntry] = []
-            for item in entries(parts[1]) {
-                guard let (name, summary, list) = named(item) else { return nil }
-                pages.append(FeatureManifest.PageEntry(name: name, summary: summary, parameters: list))
+        var text = text
+        return text.withUTF8 { Unpacker(bytes: $0).manifests() }
+    }
+
+    /// Reads what `pack` wrote as ranges of its UTF-8 bytes, and makes strings only of the
+    /// leaves. The separators are ASCII, so no byte of one is ever inside another character's
+    /// encoding. A start with 100 plugins spent a fifth of their registration splitting each
+    /// level into strings through the UTF-8 view's generic `split` (BENCHMARKS.md, issue 41).
+    private struct Unpacker {
+        let bytes: UnsafeBufferPointer<UInt8>
+
+        func manifests() -> [FeatureManifest]? {
+            guard !bytes.isEmpty, !bytes.contains(where: { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
+            else { return nil }
+            var manifests: [FeatureManifest] = []
+            for packed in split(0..<bytes.count, feature) {
+                let parts = split(packed, part)
+                // Seven parts: a cache written before capabilities (five) declares nothing about them,
+                // which is not the same as declaring nothing, so its plugin is loaded and looked at.
+                guard parts.count == 7 else { return nil }
+                let head = split(parts[0], field)
+                guard head.count == 3, head.allSatisfy(isLeaf) else { return nil }
+                var pages: [FeatureManifest.PageEntry] = []
+                for item in entries(parts[1]) {
+                    guard let (name, summary, list) = named(item) else { return nil }
+                    pages.append(FeatureManifest.PageEntry(name: name, summary: summary, parameters: list))
+                }
+                var messages: [MessageSpec] = []
+                for item in entries(parts[2]) {
+                    guard let (verb, summary, list) = named(item) else { return nil }
+                    messages.append(MessageSpec(verb, list, summary: summary))
+                }
+                guard let needs = leaves(parts[3]), let provides = leaves(parts[4]), let guarded = leaves(parts[5]),
+                      let uses = leaves(parts[6]), uses.allSatisfy({ Capability($0) != nil }) else { return nil }
+                manifests.append(FeatureManifest(
+                    name: string(head[0]), prefix: string(head[1]), summary: string(head[2]), pages: pages, messages: messages,
+                    needs: needs, provides: provides, guarded: guarded, uses: uses))
             }
-            var messages: [MessageSpec] = []
-            for item in entries(parts[2]) {
-                guard let (verb, summary, list) = named(item) else { return nil }
-                messages.append(MessageSpec(verb, list, summary: summary))
+            return manifests
+        }
+
+        /// An entry's name, summary and parameters (`name␟summary␟param␚param…`, each parameter
+        /// five `␟`-separated fields).
+        private func named(_ item: Range<Int>) -> (String, String, [Parameter])? {
+            let fields = split(item, field, maxSplits: 2)
+            guard fields.count == 3, isLeaf(fields[0]), isLeaf(fields[1]) else { return nil }
+            var list: [Parameter] = []
+            for packed in entries(fields[2], by: parameter) {
+                let p = split(packed, field)
+                guard p.count == 5, let type = ValueType(rawValue: string(p[1])), let optional = flag(p[2]), let secret = flag(p[3])
+                else { return nil }
+                list.append(Parameter(string(p[0]), type, optional: optional, secret: secret, summary: string(p[4])))
             }
-            let needs = entries(parts[3]), provides = entries(parts[4]), guarded = entries(parts[5]), uses = entries(parts[6])
-            guard needs.allSatisfy(isLeaf), provides.allSatisfy(isLeaf), guarded.allSatisfy(isLeaf), uses.allSatisfy(isLeaf),
-                  uses.allSatisfy({ Capability($0) != nil }) else { return nil }
-            manifests.append(FeatureManifest(
-                name: head[0], prefix: head[1], summary: head[2], pages: pages, messages: messages,
-                needs: needs, provides: provides, guarded: guarded, uses: uses))
+            return (string(fields[0]), string(fields[1]), list)
         }
-        return manifests
-    }
 
-    /// An entry's name, summary and parameters (`name␟summary␟param␚param…`, each parameter
-    /// five `␟`-separated fields).
-    private static func named(_ item: String) -> (String, String, [Parameter])? {
-        let fields = split(item, field, maxSplits: 2)
-        guard fields.count == 3, isLeaf(fields[0]), isLeaf(fields[1]) else { return nil }
-        var list: [Parameter] = []
-        for packed in entries(fields[2], by: parameter) {
-            let p = split(packed, field)
-            guard p.count == 5, let type = ValueType(rawValue: p[1]), p[2] == "0" || p[2] == "1", p[3] == "0" || p[3] == "1" else { return nil }
-            list.append(Parameter(p[0], type, optional: p[2] == "1", secret: p[3] == "1", summary: p[4]))
+        /// A list of plain strings (needs, provides, …), or nil when one holds a separator.
+        private func leaves(_ range: Range<Int>) -> [String]? {
+            let items = entries(range)
+            guard items.allSatisfy(isLeaf) else { return nil }
+            return items.map(string)
         }
-        return (fields[0], fields[1], list)
-    }
 
-    /// A name, summary or other plain string: none of the separators inside (only what `pack`
-    /// writes unpacks, so that reading and writing agree).
-    private static func isLeaf(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == byte(feature) || $0 == byte(part) || $0 == byte(entry) || $0 == byte(field) || $0 == byte(parameter) }
-    }
+        /// A name, summary or other plain string: none of the separators inside (only what `pack`
+        /// writes unpacks, so that reading and writing agree).
+        private func isLeaf(_ range: Range<Int>) -> Bool {
+            !range.contains { index in
+                let b = bytes[index]
+                return b == byte(feature) || b == byte(part) || b == byte(entry) || b == byte(field) || b == byte(parameter)
+            }
+        }
 
-    private static func entries(_ text: String, by separator: Unicode.Scalar = entry) -> [String] {
-        text.isEmpty ? [] : split(text, separator)
-    }
+        /// `true` for "1", `false` for "0", nil for anything else.
+        private func flag(_ range: Range<Int>) -> Bool? {
+            guard range.count == 1 else { return nil }
+            switch bytes[range.lowerBound] {
+            case UInt8(ascii: "1"): return true
+            case UInt8(ascii: "0"): return false
+            default: return nil
+            }
+        }
 
-    // Read as UTF-8 bytes, not scalars: the separators are ASCII, so no byte of one is ever
-    // inside another character's encoding, and a start with 100 plugins spent 8 % of their
-    // registration in the scalar view's splits.
-    private static func split(_ text: String, _ separator: Unicode.Scalar, maxSplits: Int = .max) -> [String] {
-        text.utf8.split(separator: byte(separator), maxSplits: maxSplits, omittingEmptySubsequences: false)
-            .map { String(decoding: $0, as: UTF8.self) }
+        private func entries(_ range: Range<Int>, by separator: Unicode.Scalar = entry) -> [Range<Int>] {
+            range.isEmpty ? [] : split(range, separator)
+        }
+
+        /// The pieces of `range` between `separator`s, empty ones included, at most
+        /// `maxSplits + 1` of them.
+        private func split(_ range: Range<Int>, _ separator: Unicode.Scalar, maxSplits: Int = .max) -> [Range<Int>] {
+            let separator = byte(separator)
+            var pieces: [Range<Int>] = []
+            var start = range.lowerBound
+            for index in range where bytes[index] == separator && pieces.count < maxSplits {
+                pieces.append(start..<index)
+                start = index + 1
+            }
+            pieces.append(start..<range.upperBound)
+            return pieces
+        }
+
+        private func string(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
     }
 
     /// A separator's one byte (each is an ASCII control character).

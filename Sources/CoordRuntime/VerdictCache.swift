@@ -55,7 +55,7 @@ public final class VerdictCache {
 
     /// What the host that vets is: a verdict from another SDK, compiler or coordsh build is
     /// not trusted.
-    static let host = "abi \(PluginABI.version) sdk \(CoordSDKVersion.library) swift \(CoordSDKVersion.compiler) coordsh \(HostExecutables.buildIdentity)"
+    nonisolated static let host = "abi \(PluginABI.version) sdk \(CoordSDKVersion.library) swift \(CoordSDKVersion.compiler) coordsh \(HostExecutables.buildIdentity)"
 
     /// The cached verdict and hash for `file`, if the file is unchanged since it was vetted
     /// (and, when `sha256` is known, has that hash).
@@ -117,26 +117,61 @@ public final class VerdictCache {
     /// The file's entries: a line that is not one (a field missing or of the wrong kind) is
     /// left out, a file without the header gives none — anything of the user's can write here.
     nonisolated package static func parse(_ text: String) -> [String: Entry] {
-        // Split by bytes: as characters, "\r\n" is one that is not "\n"; and in UTF-8 the bytes
-        // of a line break or a tab are never part of another character, so splitting the bytes
-        // is splitting the scalars, without decoding each one.
-        let lines = Array(text.utf8).split(separator: 0x0A)
-        guard let first = lines.first, String(decoding: first, as: UTF8.self) == header else { return [:] }
+        var text = text
+        return text.withUTF8(parse(bytes:))
+    }
+
+    /// Splits by bytes: as characters, "\r\n" is one that is not "\n"; and in UTF-8 the bytes
+    /// of a line break or a tab are never part of another character, so splitting the bytes is
+    /// splitting the scalars, without decoding each one. Only the fields that are kept become
+    /// strings (with 100 plugins, splitting every line into fourteen strings through the
+    /// generic `split` was a seventh of registering them; BENCHMARKS.md, issue 41).
+    nonisolated private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> [String: Entry] {
         var entries: [String: Entry] = [:]
-        for line in lines.dropFirst() {
-            let f = line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-            guard f.count == 14, seal(f.prefix(13)) == f[13], let size = Int64(f[1]), let modified = Int64(f[2]),
-                  let changed = Int64(f[3]), let inode = UInt64(f[4]), let device = UInt64(f[5]) else { continue }
-            let refusal = f[10].isEmpty ? nil : PluginRefusal.Kind(rawValue: f[10])
-            guard f[10].isEmpty || refusal != nil else { continue }
-            entries[f[0]] = Entry(
-                size: size, modified: modified, changed: changed, inode: inode, device: device, sha256: f[6], host: f[7],
-                verdict: PluginVerdict(
-                    name: f[8].isEmpty ? nil : f[8], version: f[9].isEmpty ? nil : f[9], refusal: refusal,
-                    reason: f[11].isEmpty ? nil : f[11]),
-                manifests: f[12])
+        entries.reserveCapacity(bytes.count { $0 == 0x0A })
+        var sawHeader = false
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            start = end + 1
+            if line.isEmpty { continue }
+            guard sawHeader else {
+                guard line.elementsEqual(header.utf8) else { return [:] }
+                sawHeader = true
+                continue
+            }
+            if let (file, entry) = entry(line) { entries[file] = entry }
         }
         return entries
+    }
+
+    /// One line's path and entry: fourteen tab-separated fields, the last the seal of the
+    /// thirteen before it (which is the seal of the line's bytes up to its last tab).
+    nonisolated private static func entry(_ line: UnsafeBufferPointer<UInt8>) -> (String, Entry)? {
+        var tabs: [Int] = []
+        tabs.reserveCapacity(13)
+        for index in line.indices where line[index] == 0x09 {
+            guard tabs.count < 13 else { return nil }
+            tabs.append(index)
+        }
+        guard tabs.count == 13 else { return nil }
+        func field(_ number: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: line[(number == 0 ? 0 : tabs[number - 1] + 1)..<(number == 13 ? line.count : tabs[number])])
+        }
+        func string(_ number: Int) -> String { String(decoding: field(number), as: UTF8.self) }
+        guard field(13).elementsEqual(seal(UnsafeBufferPointer(rebasing: line[..<tabs[12]])).utf8),
+              let size = Int64(string(1)), let modified = Int64(string(2)), let changed = Int64(string(3)),
+              let inode = UInt64(string(4)), let device = UInt64(string(5)) else { return nil }
+        let refusal = field(10).isEmpty ? nil : PluginRefusal.Kind(rawValue: string(10))
+        guard field(10).isEmpty || refusal != nil else { return nil }
+        // Every line vetted by this build names the same host: share its one string.
+        let host = field(7).elementsEqual(Self.host.utf8) ? Self.host : string(7)
+        func optional(_ number: Int) -> String? { field(number).isEmpty ? nil : string(number) }
+        return (string(0), Entry(
+            size: size, modified: modified, changed: changed, inode: inode, device: device, sha256: string(6), host: host,
+            verdict: PluginVerdict(name: optional(8), version: optional(9), refusal: refusal, reason: optional(11)),
+            manifests: string(12)))
     }
 
     /// The file's text for `entries`, sorted by path. An entry with a tab or a line break in a
@@ -161,12 +196,14 @@ public final class VerdictCache {
     /// SHA-256 in format 2: hashing every line at each start ran swift-crypto's BoringSSL in
     /// every start and kept ≈ 0.9 MiB of its text resident; BENCHMARKS.md.)
     nonisolated static func seal(_ fields: ArraySlice<String>) -> String {
+        seal(fields.joined(separator: "\t").utf8)
+    }
+
+    /// The seal of a line's bytes up to its last tab (its fields joined by tabs).
+    nonisolated static func seal(_ bytes: some Sequence<UInt8>) -> String {
         let prime: UInt64 = 0x100_0000_01b3
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for (index, field) in fields.enumerated() {
-            if index > 0 { hash = (hash ^ 0x09) &* prime }
-            for byte in field.utf8 { hash = (hash ^ UInt64(byte)) &* prime }
-        }
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* prime }
         return hex(withUnsafeBytes(of: hash.bigEndian) { Array($0) })
     }
 
