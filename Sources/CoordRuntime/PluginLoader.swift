@@ -166,10 +166,12 @@ public final class PluginLoader {
             refused.append(refusal)
             if let file { refusedFiles[file.realPath] = Seen(file) }
         }
+        // Each folder opened once, its files relative to it.
+        var folders = PluginFolders()
         for path in paths {
             let file: PluginFile
             do {
-                file = try PluginFile(path: path)
+                file = try folders.open(path)
             } catch {
                 if explicit || !sameRefusal(error) { refuse(error, nil) }
                 continue

@@ -30,11 +30,20 @@ public final class PluginFile {
     /// machine.
     public convenience init(path: String) throws(PluginRefusal) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason = errno == ENOENT ? "no such file" : "cannot open (\(String(cString: strerror(errno))))"
-            throw PluginRefusal(path: path, kind: .notAFile, reason: reason)
-        }
+        guard fd >= 0 else { throw Self.cannotOpen(path, errno) }
         try self.init(descriptor: fd, path: path, owns: true)
+    }
+
+    /// Adopts a descriptor just opened inside a folder whose real path is known, so the
+    /// file's is that folder's and its name (`PluginFolders`).
+    convenience init(openedDescriptor fd: Int32, path: String, realPath: String) throws(PluginRefusal) {
+        try self.init(descriptor: fd, path: path, owns: true, realPath: realPath)
+    }
+
+    /// Why `path` could not be opened, from `open`'s `errno`.
+    static func cannotOpen(_ path: String, _ error: Int32) -> PluginRefusal {
+        let reason = error == ENOENT ? "no such file" : "cannot open (\(String(cString: strerror(error))))"
+        return PluginRefusal(path: path, kind: .notAFile, reason: reason)
     }
 
     /// Adopts a descriptor another process opened and handed down (the vetting child gets the
@@ -43,7 +52,7 @@ public final class PluginFile {
         try self.init(descriptor: fd, path: path, owns: false)
     }
 
-    private init(descriptor fd: Int32, path: String, owns: Bool) throws(PluginRefusal) {
+    private init(descriptor fd: Int32, path: String, owns: Bool, realPath known: String? = nil) throws(PluginRefusal) {
         self.path = path
         self.descriptor = fd
         self.ownsDescriptor = owns
@@ -59,7 +68,7 @@ public final class PluginFile {
         device = UInt64(info.st_dev)
         owner = info.st_uid
         mode = info.st_mode
-        realPath = Self.openedPath(fd) ?? Self.resolve(path) ?? path
+        realPath = known ?? Self.openedPath(fd) ?? Self.resolve(path) ?? path
         guard (mode & S_IFMT) == S_IFREG else {
             throw PluginRefusal(path: path, kind: .notAFile, reason: (mode & S_IFMT) == S_IFDIR ? "is a folder, not a plugin file" : "not a regular file")
         }
