@@ -140,11 +140,14 @@
 
     /// A lower-case ASCII letter, then lower-case ASCII letters and digits. Read as bytes: as
     /// `Character`s (grapheme breaking, Unicode properties) this check was 8 % of registering
-    /// 100 plugins at start-up.
+    /// 100 plugins at start-up, and through the UTF-8 view, byte by byte, still 3 %.
     static func isIdentifier(_ s: String) -> Bool {
         let letters = UInt8(ascii: "a")...UInt8(ascii: "z"), digits = UInt8(ascii: "0")...UInt8(ascii: "9")
-        guard let first = s.utf8.first, letters.contains(first) else { return false }
-        return s.utf8.allSatisfy { letters.contains($0) || digits.contains($0) }
+        var s = s
+        return s.withUTF8 { bytes in
+            guard let first = bytes.first, letters.contains(first) else { return false }
+            return bytes.allSatisfy { letters.contains($0) || digits.contains($0) }
+        }
     }
 
     // MARK: Routes

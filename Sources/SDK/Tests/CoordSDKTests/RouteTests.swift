@@ -97,4 +97,21 @@ struct RouteTests {
         #expect(a.verb == "add")
         #expect(MessageName("globalDisplay").prefix == .global)
     }
+
+    @Test("a name built from a prefix and a verb routes to the feature its whole name does, odd spellings included")
+    func builtNames() {
+        let pairs = [
+            ("cart", "add"), ("gen0042", "show"), ("", "add"), ("cart", ""), ("cart", "Add"), ("cart", "_add"), ("cart", "1st"),
+            ("Cart", "add"), ("caRt", "add"), ("café", "add"), ("cart", "éclair"), ("cart", "ädd"), ("über", "x"), ("cart_2", "zap"),
+        ]
+        for (prefix, verb) in pairs {
+            let built = MessageName(prefix: prefix, verb: verb)
+            let whole = MessageName(prefix + verb.prefix(1).uppercased() + verb.dropFirst())
+            #expect(built == whole && built.prefix == whole.prefix, "\(prefix) + \(verb)")
+            #expect(built.string == whole.string && built.verb == whole.verb, "\(prefix) + \(verb)")
+        }
+        #expect(MessageName(prefix: "cart", verb: "_add").prefix == FeaturePrefix("cart_add"), "no capital: the whole name is the prefix")
+        #expect(MessageName(prefix: "caRt", verb: "add").prefix == FeaturePrefix("ca"))
+        #expect(MessageName(prefix: "gen0042", verb: "show").prefix == FeaturePrefix("gen0042"))
+    }
 }
