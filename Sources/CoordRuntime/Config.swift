@@ -553,12 +553,39 @@ public struct Config: Sendable, Equatable {
             ("$XDG_DATA_HOME", { xdg("XDG_DATA_HOME", "/.local/share") }), ("$XDG_STATE_HOME", { xdg("XDG_STATE_HOME", "/.local/state") }),
             ("$XDG_CACHE_HOME", { xdg("XDG_CACHE_HOME", "/.cache") }), ("$XDG_CONFIG_HOME", { xdg("XDG_CONFIG_HOME", "/.config") }),
         ]
-        // The standard library's `replacing`, not Foundation's `replacingOccurrences`, whose
-        // bridging casts each scan the conformance tables of every image the first time.
-        for (variable, value) in variables where result.contains(variable) {
-            result = result.replacing(variable, with: value())
+        for (variable, value) in variables {
+            result = substituting(variable, in: result, with: value)
         }
         return result
+    }
+
+    /// `text` with each `variable` in it, left to right, replaced by `value()` (asked once, and
+    /// only when the variable is there). Read as UTF-8 bytes: the names are ASCII. Foundation's
+    /// `contains` and `replacingOccurrences` bridge and cast (each cast's first use scans the
+    /// conformance tables of every image), and the standard library's generic `replacing`
+    /// mapped and ran `_StringProcessing`'s collection algorithms: together ≈ 2.5 % of a start
+    /// (BENCHMARKS.md, issue 41).
+    static func substituting(_ variable: String, in text: String, with value: () -> String) -> String {
+        let needle = Array(variable.utf8), bytes = Array(text.utf8)
+        guard let first = needle.first else { return text }
+        var result: [UInt8] = []
+        var replacement: [UInt8]?
+        var index = 0, copied = 0
+        while index + needle.count <= bytes.count {
+            guard bytes[index] == first, bytes[index..<index + needle.count].elementsEqual(needle) else {
+                index += 1
+                continue
+            }
+            let with = replacement ?? Array(value().utf8)
+            replacement = with
+            result += bytes[copied..<index]
+            result += with
+            index += needle.count
+            copied = index
+        }
+        guard replacement != nil else { return text }
+        result += bytes[copied...]
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// The folder of the running executable, from /proc/self/exe.
