@@ -117,7 +117,8 @@ public struct Config: Sendable, Equatable {
     /// `path` over the built-in defaults. A missing or unreadable file, bad TOML (with its
     /// line) or a wrong type is a one-line error naming the file.
     public static func load(from path: String) throws(ConfigError) -> Config {
-        try layered(over: try readText(path), path: path)
+        if let read = ConfigReadAhead.take(path) { return read }
+        return try layered(over: try readText(path), path: path)
     }
 
     static func parse(_ text: String, path: String) throws(ConfigError) -> TOMLTable {
@@ -266,7 +267,7 @@ public struct Config: Sendable, Equatable {
 
     /// The file's text, or the system's own reason (`No such file or directory`, `Is a
     /// directory`, `Permission denied`) in a one-line error.
-    private static func readText(_ path: String) throws(ConfigError) -> String {
+    static func readText(_ path: String) throws(ConfigError) -> String {
         let bytes: [UInt8]
         do {
             bytes = try readWhole(path)

@@ -1,4 +1,5 @@
 import CoordProtocol
+import CoordRuntime
 import CoordSupervision
 import Foundation
 #if canImport(Glibc)
@@ -12,7 +13,11 @@ extension Worker {
     /// variables, and returns the worker arguments for the caller to run as any worker's.
     /// Exits 0 when the channel closes first (the front runs the plugins itself, or is gone);
     /// exits 2 with one line when the message is not one a front writes.
-    public static func awaitEarlyStart(descriptor: Int32 = 3) -> [String] {
+    ///
+    /// `configGuess` is the `--config` the launcher saw on the front's command line: the
+    /// configuration discovery picks for it is parsed while this waits (`ConfigReadAhead`).
+    public static func awaitEarlyStart(descriptor: Int32 = 3, configGuess: String? = nil) -> [String] {
+        ConfigReadAhead.start(option: configGuess)
         guard let header = readExactly(4, from: descriptor) else { exit(0) }
         guard let length = EarlyWorkerStart.bodyLength(header) else {
             refuse("its options are longer than \(EarlyWorkerStart.maxBytes) bytes")

@@ -143,8 +143,10 @@ extension WorkerCommand {
 var arguments = Array(CommandLine.arguments.dropFirst())
 // The app process the launcher started beside a supervised front: it waits for the front's
 // worker line (`Worker.awaitEarlyStart`), then runs it as any worker's.
-if arguments == ["worker", "--early"] {
-    let words = Worker.awaitEarlyStart()
+// The launcher passes on the front's `--config FILE`, if it saw one: the worker parses that
+// configuration while it waits (`ConfigReadAhead`).
+if arguments.starts(with: ["worker", "--early"]), arguments.count == 2 || (arguments.count == 4 && arguments[2] == "--config") {
+    let words = Worker.awaitEarlyStart(configGuess: arguments.count == 4 ? arguments[3] : nil)
     if let options = WorkerCommand.frontsLine(words) {
         exit(MainActor.assumeIsolated { Worker.run(options) })
     }

@@ -67,6 +67,18 @@ static int looks_supervised(int argc, char **argv) {
     return supervised || (!script && isatty(STDIN_FILENO));
 }
 
+/* The file the command line's last --config names (`--config FILE` or `--config=FILE`), or
+ * NULL: the early worker parses the configuration while it waits for its front
+ * (ConfigReadAhead), and uses it only if the front names the same unchanged file. */
+static const char *config_guess(int argc, char **argv) {
+    const char *guess = NULL;
+    for (int index = 1; index < argc; index++) {
+        if (strcmp(argv[index], "--config") == 0 && index + 1 < argc) guess = argv[++index];
+        else if (strncmp(argv[index], "--config=", 9) == 0) guess = argv[index] + 9;
+    }
+    return guess;
+}
+
 /* The environment with SWIFT_BACKTRACE=enable=no in it (as WorkerProcess starts a worker: a
  * trap ends it at once with its one line, not a backtrace). NULL when out of memory. */
 static char **worker_environment(void) {
@@ -83,13 +95,13 @@ static char **worker_environment(void) {
     return environment;
 }
 
-/* Starts `coordsh-server worker --early` the way WorkerProcess starts a worker: stdin and
- * stdout /dev/null, stderr a pipe the front keeps for the crash report, one end of a control
+/* Starts `coordsh-server worker --early [--config FILE]` the way WorkerProcess starts a
+ * worker: stdin and stdout /dev/null, stderr a pipe the front keeps for the crash report, one end of a control
  * socketpair as descriptor 3, nothing else, in a process group of its own (Ctrl-C at the
  * prompt is the front's). On success sets COORDSH_EARLY_WORKER="PID CONTROL STDERR" for the
  * front, with the two descriptors left open across its exec. Any failure: no early worker,
  * and the front starts its own as it always could. */
-static void start_early_worker(const char *folder) {
+static void start_early_worker(const char *folder, const char *config) {
     char server[PATH_MAX];
     if (snprintf(server, sizeof server, "%s%s", folder, server_name) >= (int)sizeof server) return;
     int pair[2], err[2];
@@ -110,7 +122,7 @@ static void start_early_worker(const char *folder) {
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&attributes, 0);
-    char *argv[] = { server, "worker", "--early", NULL };
+    char *argv[] = { server, "worker", "--early", config ? "--config" : NULL, (char *)config, NULL };
     char **environment = worker_environment();
     pid_t child = 0;
     int spawned = environment ? posix_spawn(&child, server, &actions, &attributes, argv, environment) : ENOMEM;
@@ -155,7 +167,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (looks_supervised(argc, argv)) start_early_worker(folder);
+    if (looks_supervised(argc, argv)) start_early_worker(folder, config_guess(argc, argv));
     execv(front, argv);
     fprintf(stderr, "coordsh: error: cannot start %s: %s (it is built and installed beside coordsh)\n", front, strerror(errno));
     return 2;
