@@ -85,7 +85,7 @@ struct GrantTests {
         #expect(result.stderr.contains("plugins.grants.intruder") && result.stderr.contains("'read' is not one"), "\(result.stderr)")
     }
 
-    @Test("a copy of Cart outside the install is an outside plugin: its checkout waiting for accounts is refused in one line when Account loads, and goes on once granted; a link to the bundled Cart is bundled")
+    @Test("a copy of Cart outside the install is an outside plugin: its checkout waiting for accounts is refused in one line when Account loads, and goes on once granted; a link to the bundled Cart, or to the install's folder, is bundled")
     func outsideCopyOfCart() throws {
         let folder = try makeTemporaryDirectory("cartcopy")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -110,6 +110,12 @@ struct GrantTests {
         #expect(granted.stdout.contains("log in to continue the checkout"), "\(granted.stdout)\(granted.stderr)")
         let linked = try checkout(links)
         #expect(linked.stdout.contains("log in to continue the checkout"), "\(linked.stdout)\(linked.stderr)")
+        // A plugin folder that is a link to the install: its plugins are known by their real
+        // paths, so they are the bundled ones.
+        let linkedFolder = folder + "/linked-install"
+        try FileManager.default.createSymbolicLink(atPath: linkedFolder, withDestinationPath: BuildProducts.directory)
+        let throughFolder = try checkout(linkedFolder)
+        #expect(throughFolder.stdout.contains("log in to continue the checkout"), "\(throughFolder.stdout)\(throughFolder.stderr)")
     }
 
     @Test("plugins grant and revoke: checked against what the plugin declares, kept in the person's config folder, in force at once and in the next shell; a --single-process shell cannot write them")
