@@ -266,6 +266,26 @@ struct LazyLoadingTests {
         #expect(third.stdout.contains("\"vetting_processes\":0"), "\(third.stdout)")
     }
 
+    @Test("a plugin folder named through a link and by its real path is one folder: plugins vetted through one are not vetted again through the other")
+    func linkedFolderSharesVerdicts() throws {
+        let home = try PluginHome("lazylink")
+        defer { home.remove() }
+        let link = home.path + "/install-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: BuildProducts.directory)
+        func start(_ folder: String) throws -> String {
+            let config = home.path + "/coordsh.toml"
+            try "[plugins]\ndirs = [\"\(folder)\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let result = try home.coordsh(["--config", config, "--db", home.path + "/shop.sqlite", "--json", "-c", "plugins"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout
+        }
+        let throughLink = try start(link)
+        #expect(throughLink.contains("\"vetting_processes\":4") && throughLink.contains(link + "/libCartPlugin.so"), "\(throughLink)")
+        let byRealPath = try start(BuildProducts.directory)
+        #expect(byRealPath.contains("\"vetting_processes\":0"), "the verdicts are the files', whatever the folder was called: \(byRealPath)")
+        #expect(byRealPath.contains("registered, loaded on first use") || byRealPath.contains("\"loaded\":false"), "\(byRealPath)")
+    }
+
     @Test("a registered plugin whose file is gone at first use: that command fails in one line, the shell goes on")
     func goneAtFirstUse() throws {
         let (home, extra, shell) = try Self.withCrasher("lazygone")
