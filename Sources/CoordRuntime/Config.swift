@@ -591,7 +591,9 @@ public struct Config: Sendable, Equatable {
 
     /// The folder of the running executable, from /proc/self/exe.
     public static func executableDirectory() -> String {
-        (HostExecutables.current as NSString).deletingLastPathComponent
+        let path = HostExecutables.current
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The folder of the `libCoordSDK.so` this process runs with, as the dynamic loader found

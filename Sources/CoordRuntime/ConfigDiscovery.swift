@@ -87,9 +87,24 @@ public enum ConfigDiscovery {
     /// The checkout whose `.build` holds `executableDirectory`, if it is the one this binary
     /// was compiled from (its path is compiled in); nil for an installed or copied binary.
     static func buildTreeCheckout(executableDirectory: String) -> String? {
-        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-        let real = (executableDirectory as NSString).resolvingSymlinksInPath
+        guard let checkout = compiledCheckout else { return nil }
+        var real = executableDirectory
+        if let resolved = realpath(executableDirectory, nil) {
+            real = String(cString: resolved)
+            free(resolved)
+        }
         return real.hasPrefix(checkout + "/.build") ? checkout : nil
     }
+
+    /// The checkout this file was compiled in: its path without `Sources/CoordRuntime/…`. Cut
+    /// as text: Foundation's `URL` and `resolvingSymlinksInPath` here were ≈ 2 % of every start
+    /// (BENCHMARKS.md, issue 41).
+    private static let compiledCheckout: String? = {
+        var path = Substring(#filePath)
+        for _ in 0..<3 {
+            guard let slash = path.lastIndex(of: "/") else { return nil }
+            path = path[..<slash]
+        }
+        return path.isEmpty ? nil : String(path)
+    }()
 }
