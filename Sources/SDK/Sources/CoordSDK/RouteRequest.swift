@@ -39,7 +39,7 @@ public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
     /// values included) reads back as the same route when it arrives as one piece of text — a
     /// route-typed argument, a config's `home`, a queued message replayed.
     public static func parse(_ text: String) throws(CoordError) -> RouteRequest {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = trimmingSpaces(text)
         if trimmed.hasPrefix("\(scheme):") { return try parseURL(trimmed) }
         let words: [String]
         do {
@@ -48,6 +48,18 @@ public struct RouteRequest: Hashable, Sendable, CustomStringConvertible {
             throw .malformedRoute(trimmed, reason: "a quote is not closed")
         }
         return try parse(words: words)
+    }
+
+    /// `text` without the spaces and tabs at its ends — what Foundation's
+    /// `trimmingCharacters(in: .whitespaces)` removes (tab and Unicode's space separators),
+    /// without building its `CharacterSet`: every start parses its home page's route, and that
+    /// first use was 1 % of a start (BENCHMARKS.md, issue 41).
+    static func trimmingSpaces(_ text: String) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else { return "" }
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return text }
+        return String(scalars[first...last])
     }
 
     /// Parses the words form, already split by the shell (so quoted values may hold spaces).

@@ -1,4 +1,4 @@
-@_spi(Host) import CoordSDK
+@_spi(Host) @testable import CoordSDK
 import Testing
 
 @Suite("Routes and pages")
@@ -87,6 +87,18 @@ struct RouteTests {
         }
         let open = #expect(throws: CoordError.self) { try RouteRequest.parse("content/search q=\"red") }
         #expect(open?.message == "malformed route 'content/search q=\"red': a quote is not closed")
+    }
+
+    @Test("a route with spaces or tabs around it, Unicode's own spaces too, is the same route; a line break is not a space")
+    func spacesAround() throws {
+        let plain = try RouteRequest.parse("content/product id=3")
+        for text in [" content/product id=3", "content/product id=3\t ", "\u{00A0}\u{3000}content/product id=3\u{2003}"] {
+            #expect(try RouteRequest.parse(text) == plain, "\(text.debugDescription)")
+        }
+        #expect(RouteRequest.trimmingSpaces(" \t\u{00A0} ") == "")
+        #expect(RouteRequest.trimmingSpaces("\ncontent/catalog\n") == "\ncontent/catalog\n")
+        #expect(RouteRequest.trimmingSpaces(" é/x\u{301} ") == "é/x\u{301}")
+        #expect(throws: CoordError.self) { try RouteRequest.parse("  \t ") }
     }
 
     @Test("message names are interned with their prefix and verb")
