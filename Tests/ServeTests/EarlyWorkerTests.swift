@@ -32,7 +32,8 @@ struct EarlyWorkerTests {
         #expect(shell.send("plugins").contains("crasher"))
         let workers = childProcesses(of: shell.pid).filter { $0.commandLine.first?.hasSuffix("/coordsh-server") == true }
         #expect(workers.count == 1, "the shell's app processes: \(workers)")
-        #expect(workers.first?.commandLine.dropFirst() == ["worker", "--early"], "\(workers)")
+        // The launcher passed on the shell's --config, for the worker to read while it waited.
+        #expect(workers.first?.commandLine.dropFirst() == ["worker", "--early", "--config", folder + "/coordsh.toml"], "\(workers)")
         #expect(shell.finish() == 0)
         #expect(FileManager.default.fileExists(atPath: database))
         #expect(!FileManager.default.fileExists(atPath: folder + "/data/coordsh/shop.sqlite"), "the worker opened the default database, not --db")
