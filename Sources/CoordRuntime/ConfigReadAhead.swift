@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A configuration file parsed before it is asked for, and handed to the first
@@ -30,9 +31,16 @@ package enum ConfigReadAhead {
         // A named file that is missing is an error for discovery: nothing to read ahead.
         guard let found = candidates.firstIndex(where: \.exists), let path = candidates[found].path,
               !candidates[..<found].contains(where: { $0.path != nil && ($0.place == .option || $0.place == .environment) }),
-              let text = try? Config.readText(path), let config = try? Config.layered(over: text, path: path)
+              isRegularFile(path), let text = try? Config.readText(path), let config = try? Config.layered(over: text, path: path)
         else { return }
         slot.withLock { $0 = Read(path: path, text: text, config: config) }
+    }
+
+    /// Only a regular file is read ahead: a named pipe would block this process before its
+    /// channel, and what it read would be missing when the front reads the same pipe.
+    private static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// The configuration read ahead for `path`, if that is the file read and it holds the

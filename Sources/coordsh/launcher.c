@@ -69,7 +69,8 @@ static int looks_supervised(int argc, char **argv) {
 
 /* The file the command line's last --config names (`--config FILE` or `--config=FILE`), or
  * NULL: the early worker parses the configuration while it waits for its front
- * (ConfigReadAhead), and uses it only if the front names the same unchanged file. */
+ * (ConfigReadAhead), and uses it only if the front names the same file, still holding the
+ * same text. */
 static const char *config_guess(int argc, char **argv) {
     const char *guess = NULL;
     for (int index = 1; index < argc; index++) {
@@ -96,10 +97,10 @@ static char **worker_environment(void) {
 }
 
 /* Starts `coordsh-server worker --early [--config FILE]` the way WorkerProcess starts a
- * worker: stdin and stdout /dev/null, stderr a pipe the front keeps for the crash report, one end of a control
- * socketpair as descriptor 3, nothing else, in a process group of its own (Ctrl-C at the
- * prompt is the front's). On success sets COORDSH_EARLY_WORKER="PID CONTROL STDERR" for the
- * front, with the two descriptors left open across its exec. Any failure: no early worker,
+ * worker: stdin and stdout /dev/null, stderr a pipe the front keeps for the crash report, one
+ * end of a control socketpair as descriptor 3, nothing else, in a process group of its own
+ * (Ctrl-C at the prompt is the front's). On success sets COORDSH_EARLY_WORKER="PID CONTROL
+ * STDERR" for the front, with the two descriptors left open across its exec. Any failure: no early worker,
  * and the front starts its own as it always could. */
 static void start_early_worker(const char *folder, const char *config) {
     char server[PATH_MAX];

@@ -63,6 +63,28 @@ import Testing
         #expect(ConfigReadAhead.take(guessed) == nil)
     }
 
+    @Test("a named pipe is not read ahead: nothing it carries is taken from the front, and the wait is not blocked")
+    func namedPipe() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let pipe = folder + "/config.fifo"
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            ConfigReadAhead.start(option: pipe)
+            done.signal()
+        }
+        let returned = done.wait(timeout: .now() + 5) == .success
+        if !returned {
+            // It opened the pipe and waits for a writer: give it a configuration and an end.
+            let writer = open(pipe, O_WRONLY)
+            _ = "[shell]\nhistory = \"/tmp/stolen\"\n".withCString { Glibc.write(writer, $0, strlen($0)) }
+            close(writer)
+            done.wait()
+        }
+        #expect(returned, "the read-ahead blocked on a named pipe")
+        #expect(ConfigReadAhead.take(pipe) == nil)
+    }
+
     @Test("a missing or broken file is not read ahead: the front's load reports it as before")
     func broken() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
