@@ -118,7 +118,7 @@ struct Builtin {
         if let prefix = call["prefix"] {
             guard let feature = session.app.features.feature(prefix: prefix) else {
                 let known = session.app.features.features.map(\.definition.prefix) + session.builtins.map(\.name)
-                if let builtin = session.builtins.first(where: { $0.name == prefix }) {
+                if let builtin = session.builtin(named: prefix) {
                     return CommandResult(lines: ["\(builtin.usage)  — \(builtin.summary)"], json: ["command": .string(builtin.name), "usage": .string(builtin.usage), "summary": .string(builtin.summary)])
                 }
                 throw CoordError.unknownFeature(prefix, suggestion: Suggest.closest(to: prefix, in: known))

@@ -34,7 +34,7 @@ extension Session {
         let prefixes = app.features.features.map(\.definition.prefix)
         guard let first = previous.first else { return builtins.map(\.name) + prefixes }
         let rest = Array(previous.dropFirst())
-        if let builtin = builtins.first(where: { $0.name == first }) {
+        if let builtin = builtin(named: first) {
             return builtin.completions(self, after: rest, word: word)
         }
         guard let feature = app.features.feature(prefix: first) else { return [] }

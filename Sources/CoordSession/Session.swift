@@ -25,6 +25,10 @@ public final class Session {
     /// last command.
     private(set) var pendingEvents: [DispatchEvent] = []
     let builtins: [Builtin]
+    /// Where each builtin stands in `builtins`, by name: every command looks its first word up
+    /// here, and a scan of the list, copying each builtin to compare its name, was 2 % of a
+    /// batch script.
+    private let builtinIndex: [String: Int]
     /// The page trail last reported, and the scene's stamp then (see `pageTrail(limit:)`).
     var trailCache: (stamp: [Int], routes: [String])?
 
@@ -38,6 +42,7 @@ public final class Session {
         self.peer = peer
         self.scene = host.app.makeScene(identifier: identifier)
         self.builtins = Builtin.all(supervised: host.hasFront)
+        self.builtinIndex = Dictionary(builtins.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         scene.eventSink = { [weak self] event in self?.pendingEvents.append(event) }
     }
 
@@ -69,6 +74,11 @@ public final class Session {
     /// that did not need the scene reports the same route as before it was deferred.
     public var currentRoute: String? { currentView.map { $0.page.route.description } ?? startRoute?.description }
 
+    /// The builtin command `name`, if there is one.
+    func builtin(named name: String) -> Builtin? {
+        builtinIndex[name].map { builtins[$0] }
+    }
+
     /// Runs one line. Blank lines and `#` comments do nothing.
     public func execute(_ line: String) throws(ShellError) -> CommandResult {
         let words: [String]
@@ -88,7 +98,7 @@ public final class Session {
         // What the command's handlers cost reaches the figures (and `serve --metrics`) as it ends.
         defer { host.stats?.settle() }
         do {
-            if let builtin = builtins.first(where: { $0.name == name }) {
+            if let builtin = builtin(named: name) {
                 if builtin.usesScene { openStartPage() }
                 let before = scene.displayCount
                 var result = try builtin.run(self, builtin.invocation(rest))
@@ -135,17 +145,17 @@ public final class Session {
 
     /// Builds the message for `prefix verb args…` from what the feature registered.
     func message(for feature: Feature, _ words: [String]) throws -> Message {
-        let prefix = feature.definition.prefix
+        let prefix = feature.prefix.string
         guard let verb = words.first else {
             let verbs = feature.definition.messages.map(\.verb).joined(separator: ", ")
             throw ShellError("'\(prefix)' needs a command: \(verbs)", code: "missing_verb", status: .usage)
         }
-        guard let spec = feature.message(verb: verb) else {
+        guard let (spec, name) = feature.declaredMessage(verb: verb) else {
             throw CoordError.unknownVerb(
                 prefix: prefix, verb: verb, suggestion: Suggest.closest(to: verb, in: feature.definition.messages.map(\.verb)))
         }
         let arguments = try Self.parseArguments(Array(words.dropFirst()), spec.arguments, context: "\(prefix) \(verb)")
-        return Message(feature.definition.messageName(verb), arguments, from: currentView ?? scene)
+        return Message(name, arguments, from: currentView ?? scene)
     }
 
     /// Positional words fill the declared arguments in order; `name=value`, `--name value` and

@@ -174,6 +174,8 @@ public struct FeatureDefinition: Sendable {
 
     /// The declared messages by interned name, for the check at the feature's door.
     private var specs: [Int32: MessageSpec]
+    /// The declared messages by verb with their names, for the shell's reading of a command.
+    private var verbs: [String: (spec: MessageSpec, name: MessageName)]
     /// While only registered: its pages from the manifest, and what loads its plugin.
     private var manifestPages: [PageCase]?
     private var loader: (@MainActor () throws(CoordError) -> Void)?
@@ -189,7 +191,7 @@ public struct FeatureDefinition: Sendable {
         self.definition = definition
         self.prefix = FeaturePrefix(definition.prefix)
         self.origin = origin
-        self.specs = Self.specs(definition)
+        (self.specs, self.verbs) = Self.tables(definition)
         self.providedKeys = definition.provides.map(\.key)
         self.guardedKeys = definition.provides.filter(\.guarded).map(\.key)
         number = FeatureClock.enroll(self)
@@ -206,7 +208,7 @@ public struct FeatureDefinition: Sendable {
         self.definition = definition
         self.prefix = FeaturePrefix(manifest.prefix)
         self.origin = origin
-        self.specs = Self.specs(definition)
+        (self.specs, self.verbs) = Self.tables(definition)
         self.providedKeys = manifest.provides.map(DependencyKey.init)
         self.guardedKeys = manifest.guarded.map(DependencyKey.init)
         self.manifestPages = manifest.pageCases
@@ -214,10 +216,15 @@ public struct FeatureDefinition: Sendable {
         number = FeatureClock.enroll(self)
     }
 
-    private static func specs(_ definition: FeatureDefinition) -> [Int32: MessageSpec] {
+    private static func tables(_ definition: FeatureDefinition) -> ([Int32: MessageSpec], [String: (spec: MessageSpec, name: MessageName)]) {
         var specs: [Int32: MessageSpec] = [:]
-        for spec in definition.messages { specs[definition.messageName(spec.verb).id] = spec }
-        return specs
+        var verbs: [String: (spec: MessageSpec, name: MessageName)] = [:]
+        for spec in definition.messages {
+            let name = definition.messageName(spec.verb)
+            specs[name.id] = spec
+            verbs[spec.verb] = (spec, name)  // a verb declared twice was refused at registration
+        }
+        return (specs, verbs)
     }
 
     /// False while the feature is only registered (from the plugin registry cache) and its
@@ -238,7 +245,7 @@ public struct FeatureDefinition: Sendable {
     func fulfil(_ live: FeatureDefinition, origin: PluginOrigin?) {
         definition = live
         self.origin = origin
-        specs = Self.specs(live)
+        (specs, verbs) = Self.tables(live)
         providedKeys = live.provides.map(\.key)
         guardedKeys = live.provides.filter(\.guarded).map(\.key)
         manifestPages = nil
@@ -272,7 +279,12 @@ public struct FeatureDefinition: Sendable {
     /// What it declared it uses (from the manifest while only registered).
     public var uses: [Capability] { definition.uses }
 
-    public func message(verb: String) -> MessageSpec? { definition.messages.first { $0.verb == verb } }
+    public func message(verb: String) -> MessageSpec? { verbs[verb]?.spec }
+
+    /// The declared message `verb` and its name (`cartAdd` for `add`): what a command line
+    /// becomes. Every command of a script asks, so the name is made once, at registration,
+    /// not interned again from prefix and verb at each line.
+    public func declaredMessage(verb: String) -> (spec: MessageSpec, name: MessageName)? { verbs[verb] }
 
     /// Builds a page of this feature from a route: the page name and its parameters are
     /// checked against what the feature registered first, so that a wrong route never loads
