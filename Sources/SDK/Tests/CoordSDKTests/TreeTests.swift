@@ -53,6 +53,27 @@ struct TreeTests {
         #expect(app.dependencies?.provider(of: Self.clock.key) == "host")
     }
 
+    @Test("a slot read as a protocol gives the service set since, while a copy made before keeps its own")
+    func typedReadsFollowTheSlot() {
+        var services = AppDependency()
+        services.set(Self.greeter.key, Hello(), provider: "host")
+        #expect(services[Self.greeter]?.greeting == "hello")
+        #expect(services[Self.greeter]?.greeting == "hello")  // the second read, from what the first kept
+        let before = services
+        services.set(Self.greeter.key, Goodbye(), provider: "host")
+        #expect(services[Self.greeter]?.greeting == "goodbye")
+        #expect(before[Self.greeter]?.greeting == "hello")
+        // The same slot read as another type, then as the protocol again.
+        #expect(services[Self.anyGreeter] is Goodbye)
+        #expect(services[Self.greeter]?.greeting == "goodbye")
+        services.set(Self.greeter.key, nil, provider: nil)
+        #expect(services[Self.greeter] == nil)
+        #expect(before[Self.greeter]?.greeting == "hello")
+    }
+
+    static let greeter = ServiceKey<any Greeting>("greeter")
+    static let anyGreeter = ServiceKey<AnyObject>("greeter")
+
     @Test("navigation stack: show pushes, root replaces, pop returns, back crosses flows")
     func navigation() throws {
         let app = AppCoordinator()
@@ -72,3 +93,7 @@ struct TreeTests {
         #expect(!scene.back())
     }
 }
+
+protocol Greeting: AnyObject { var greeting: String { get } }
+final class Hello: Greeting { var greeting: String { "hello" } }
+final class Goodbye: Greeting { var greeting: String { "goodbye" } }
