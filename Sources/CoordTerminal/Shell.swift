@@ -191,7 +191,7 @@ public final class Shell {
             printError("cannot read script \(path)", code: "usage")
             return ShellError.Status.usage.rawValue
         }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).makeIterator()
+        var lines = ScriptLines.split(text).makeIterator()
         return runBatch(backend, &lines, source: path)
     }
 

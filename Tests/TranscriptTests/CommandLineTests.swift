@@ -132,6 +132,20 @@ struct CommandLineTests {
         #expect(try coordsh(["-f", home + "/missing"], home: home).status == 2)
     }
 
+    @Test("-f reads a script saved with Windows line ends line by line, as piped stdin does, and names its lines the same")
+    func scriptWithWindowsLineEnds() throws {
+        let home = try makeTemporaryDirectory("crlf")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let script = home + "/crlf.coordsh"
+        try "echo one\r\n# a comment\r\necho two\r\ncart add 999\r\necho three".write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try coordsh(["-f", script], home: home)
+        #expect(result.stdout == "one\ntwo\n")
+        #expect(result.status == 1)
+        #expect(result.stderr == "coordsh: error: \(script):4: cart add: there is no product 999; 'content list' shows the catalog\n")
+        let kept = try coordsh(["-f", script, "--keep-going"], home: home)
+        #expect(kept.stdout == "one\ntwo\nthree\n", "the last line, with no line end, runs too")
+    }
+
     @Test("a script's output and its errors, both into one pipe, come in the order of its commands: -f and -c, in one process and supervised", arguments: ["--single-process", "--supervised"])
     func outputAndErrorsInOrder(mode: String) throws {
         let home = try makeTemporaryDirectory("order")
