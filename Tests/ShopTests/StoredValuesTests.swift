@@ -137,6 +137,17 @@ final class StoredValuesTests {
         #expect(try data.read { db in try db.rows("SELECT count(*) AS n FROM named", []).first?.int("n") } == 1)
     }
 
+    @Test("a time a plugin binds (`SQLValue.now`) is written as SQLite's datetime writes the same second")
+    func timestampsAsSQLite() throws {
+        let data = try host(.sqlite)
+        for seconds in [0, -1, 951_782_400, 1_700_000_000, 1_798_761_599, 253_402_300_799] {
+            let sqlite = try data.read { db in try db.rows("SELECT datetime(?, 'unixepoch') AS t", [.integer(Int64(seconds))]) }
+            #expect(sqlite.first?["t"] == .text(SQLValue.timestamp(secondsSince1970: seconds)))
+        }
+        // Past SQLite's range, the year is written out whole.
+        #expect(SQLValue.timestamp(secondsSince1970: 253_402_300_800) == "10000-01-01 00:00:00")
+    }
+
     @Test("a column another process adds to a table is in the next read of SELECT *, the query compiled before it or not")
     func schemaChangedElsewhere() throws {
         let folder = try makeTemporaryDirectory("values")
