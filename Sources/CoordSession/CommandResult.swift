@@ -23,7 +23,7 @@ public struct CommandResult {
     /// Adds the page `view` shows, as text and for the `page` document. The view renders once:
     /// rendering may read the database (the cart prices its lines).
     @MainActor mutating func show(_ view: PageView) {
-        let shown = ShownPage(route: view.page.route, rendering: view.measuredRender())
+        let shown = ShownPage(route: view.pageRoute, rendering: view.measuredRender())
         lines += Self.lines(of: shown.rendering)
         page = shown
     }

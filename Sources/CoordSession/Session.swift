@@ -72,7 +72,7 @@ public final class Session {
     /// `content/product id=7`, or nil.
     /// A script's start page not yet opened (`startRoute`) is the route it is on: a command
     /// that did not need the scene reports the same route as before it was deferred.
-    public var currentRoute: String? { currentView.map { $0.page.route.description } ?? startRoute?.description }
+    public var currentRoute: String? { currentView.map { $0.pageRoute.description } ?? startRoute?.description }
 
     /// The builtin command `name`, if there is one.
     func builtin(named name: String) -> Builtin? {

@@ -136,7 +136,7 @@ open class Coordinator: Responder {
     /// Pushes a view for `page` on top of this coordinator's stack and shows it.
     @discardableResult
     public func show(_ page: any Page) throws -> PageView {
-        if let top, top.page.route == page.route {
+        if let top, top.pageRoute == page.route {
             // Showing the page that is already on top refreshes it instead of stacking a copy.
             takeover()
             return top
@@ -177,7 +177,7 @@ open class Coordinator: Responder {
 
     private func detach(_ view: PageView) {
         DispatchReclaimer.retire(view)  // a send may be running its handler
-        view.dropQueuedMessages(reason: "page \(view.page.route) closed")
+        if !view.queue.isEmpty { view.dropQueuedMessages(reason: "page \(view.pageRoute) closed") }
         view.parent = nil
         view.clearDispatchCache()
     }

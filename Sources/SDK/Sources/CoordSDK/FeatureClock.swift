@@ -375,7 +375,7 @@ extension PageView {
         guard let accounting = FeatureClock.installed, feature >= 0 else { return render() }
         var cost = CallCost()
         let rendering = FeatureClock.measure({ render() }) { measured, _ in cost = measured }
-        let route = page.route
+        let route = pageRoute
         accounting.rendered("\(route.feature)/\(route.page)", by: feature, cost: cost)
         return rendering
     }

@@ -10,14 +10,18 @@ open class PageView: Responder {
 
     /// The page this view shows.
     public let page: any Page
+    /// Its route, made once: showing, rendering and reporting a page each asked for it, and a
+    /// route is made afresh from the page's arguments each time (four times a command).
+    @_spi(Host) public let pageRoute: RouteRequest
 
     /// A view of `page`; the coordinator that shows it makes it in `makeView(for:)`.
     public init(page: any Page) {
         self.page = page
-        super.init(identifier: page.route.description)
+        pageRoute = page.route
+        super.init(identifier: pageRoute.description)
     }
 
-    open override var chainDescription: String { "page \(page.route)" }
+    open override var chainDescription: String { "page \(pageRoute)" }
 
     /// The coordinator that shows this view.
     public var coordinator: Coordinator? { parent as? Coordinator }
@@ -25,7 +29,7 @@ open class PageView: Responder {
     /// What the user sees. The default shows the page's route and arguments; features override
     /// it with their content.
     open func render() -> Rendering {
-        Rendering(title: page.route.description, lines: [])
+        Rendering(title: pageRoute.description, lines: [])
     }
 }
 
