@@ -207,15 +207,13 @@ public final class Shell {
         while !quitRequested, let line = lines.next() {
             number += 1
             _ = printPushed(backend, atPrompt: false)
-            let location: String
-            if let source {
-                location = "\(source):\(number): "
-            } else if options.singleTransaction {
-                location = options.commands.isEmpty ? "stdin:\(number): " : "-c \(number): "
-            } else {
-                location = ""
+            // Where the line is, written only for an error (each line's cost 1,000 instructions).
+            let location = { [options] in
+                if let source { return "\(source):\(number): " }
+                if options.singleTransaction { return options.commands.isEmpty ? "stdin:\(number): " : "-c \(number): " }
+                return ""
             }
-            if let status = runOne(backend, line, location: location) {
+            if let status = runOne(backend, line, location: location()) {
                 failedLine = options.commands.isEmpty ? "line \(number)" : "-c \(number)"
                 if !options.keepGoing { return status }
                 firstFailure = firstFailure ?? status
@@ -280,7 +278,7 @@ public final class Shell {
     }
 
     /// Runs one line and prints its reply; returns the failure status, or nil on success.
-    private func runOne(_ backend: ShellBackend, _ line: String, location: String = "") -> Int32? {
+    private func runOne(_ backend: ShellBackend, _ line: String, location: @autoclosure () -> String = "") -> Int32? {
         var reply = backend.run(line)
         if reply.error == nil {
             do {
@@ -292,7 +290,7 @@ public final class Shell {
         if reply.result.quit { quitRequested = true }
         if let error = reply.error {
             printNotices(reply.notices)
-            printError(location + error.message, code: error.code)
+            printError(location() + error.message, code: error.code)
             return error.status.rawValue
         }
         if options.json {
