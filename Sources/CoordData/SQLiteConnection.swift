@@ -131,6 +131,18 @@ final class Connection: SQLDatabase {
         }
     }
 
+    /// Runs `sql`, a statement that returns no row and changes no table (a savepoint's), by
+    /// stepping GRDB's cached statement directly.
+    static func step(_ db: Database, _ sql: String) throws {
+        let statement = try db.cachedStatement(sql: sql)
+        let handle = statement.sqliteStatement
+        defer { _ = coordsh_query_reset(handle) }
+        let code = coordsh_query_step(handle)
+        guard code == 101 else {  // SQLITE_DONE
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: sql)
+        }
+    }
+
     /// SQLite's result code as GRDB's error (the store translates it into its one line).
     private func check(_ code: Int32, _ statement: Statement) throws {
         guard code != 0 else { return }

@@ -268,8 +268,14 @@ public final class SQLiteDataManager: DataManaging {
 
     /// `work` in a savepoint of the script's transaction, rolled back to when it throws. When
     /// SQLite has given up the whole transaction (a full disk), `work`'s error is what is thrown.
+    ///
+    /// The savepoint is begun and released by stepping its statements directly: GRDB's
+    /// `execute` (its observation and transaction-tracking hooks) cost more than SQLite's work
+    /// for them, two each command. GRDB does not learn of this savepoint, which it only tracks
+    /// for transaction observers (there are none); the rollback after a failure goes through
+    /// GRDB, which lets a savepoint it does not know pass.
     static func inCommandSavepoint<T>(_ db: Database, _ work: () throws -> T) throws -> T {
-        try db.cachedStatement(sql: "SAVEPOINT coordsh_command").execute()
+        try Connection.step(db, "SAVEPOINT coordsh_command")
         let result: T
         do {
             result = try work()
@@ -278,7 +284,7 @@ public final class SQLiteDataManager: DataManaging {
             try? db.cachedStatement(sql: "RELEASE SAVEPOINT coordsh_command").execute()
             throw error
         }
-        try db.cachedStatement(sql: "RELEASE SAVEPOINT coordsh_command").execute()
+        try Connection.step(db, "RELEASE SAVEPOINT coordsh_command")
         return result
     }
 
