@@ -14,8 +14,8 @@ struct DataGrant {
     /// registered in code.
     var plugin: String?
     /// Other features' tables it may read, and those it may also change.
-    var reads: Set<String> = []
-    var writes: Set<String> = []
+    var reads: Set<TableName> = []
+    var writes: Set<TableName> = []
 }
 
 /// Decides, before a statement runs, whether a feature's SQL stays within what it was granted:
@@ -37,12 +37,12 @@ final class DataGuard {
     /// The store is PostgreSQL: text it would read differently from the checker's SQLite is
     /// refused first (`DialectCheck`).
     var runsOnPostgres = false
-    /// Table → feature.
-    private(set) var owners: [String: String] = [:]
+    /// Table → feature, the tables told apart as SQLite tells them (`TableName`).
+    private var owners: [TableName: String] = [:]
     private var ownersLoaded = false
     /// The grants in force, by feature; a feature not here has none beyond its own tables.
     private var grants: [String: DataGrant] = [:]
-    private var verdicts: [String: [String: CoordError?]] = [:]
+    private var verdicts: [VerdictKey: CoordError?] = [:]
     /// How many statements were compiled to decide (the rest came from the verdicts).
     private(set) var compiled = 0
 
@@ -50,7 +50,7 @@ final class DataGuard {
     func setGrant(_ grant: DataGrant, for feature: String) {
         guard grants[feature]?.reads != grant.reads || grants[feature]?.writes != grant.writes || grants[feature]?.plugin != grant.plugin else { return }
         grants[feature] = grant
-        verdicts[feature] = nil
+        verdicts = verdicts.filter { $0.key.feature != feature }
     }
 
     func grant(for feature: String) -> DataGrant { grants[feature] ?? DataGrant() }
@@ -59,7 +59,7 @@ final class DataGuard {
     func invalidate() { verdicts.removeAll(keepingCapacity: true) }
 
     func loadOwners(_ rows: [(table: String, feature: String)]) {
-        owners = Dictionary(rows.map { ($0.table, $0.feature) }, uniquingKeysWith: { first, _ in first })
+        owners = Dictionary(rows.map { (TableName($0.table), $0.feature) }, uniquingKeysWith: { first, _ in first })
         ownersLoaded = true
         invalidate()
     }
@@ -67,13 +67,20 @@ final class DataGuard {
     var needsOwners: Bool { !ownersLoaded }
 
     func recordOwner(_ table: String, feature: String) {
-        owners[table] = feature
+        owners[TableName(table)] = feature
         invalidate()
     }
 
+    /// The feature that owns `table`, if one does.
+    func owner(of table: String) -> String? { owners[TableName(table)] }
+
+    /// Whether `feature` owns a table.
+    func ownsAny(_ feature: String) -> Bool { owners.values.contains(feature) }
+
     /// Throws the one-line refusal when `feature` may not run `sql` outside a migration.
     func check(_ sql: String, feature: String) throws(CoordError) {
-        if let known = verdicts[feature]?[sql] {
+        let key = VerdictKey(feature: feature, sql: sql)
+        if let known = verdicts[key] {
             if let refusal = known { throw refusal }
             return
         }
@@ -85,25 +92,25 @@ final class DataGuard {
             verdict = error
         }
         // A statement that did not compile is not remembered: the schema may catch up.
-        if case .database = verdict {} else { verdicts[feature, default: [:]][sql] = verdict }
+        if case .database = verdict {} else { verdicts[key] = verdict }
         if let verdict { throw verdict }
     }
 
     /// Tables being created by a migration that is running, by the feature running it.
     struct MigrationScope {
         var feature: String
-        var created: Set<String> = []
+        var created: Set<TableName> = []
     }
 
     /// The check of a statement of `feature`'s migration: schema changes allowed to its own
     /// tables and to new names; what it reads and writes as at run time. Returns the tables
     /// the statement creates.
-    func checkMigration(_ sql: String, scope: MigrationScope) throws(CoordError) -> Set<String> {
+    func checkMigration(_ sql: String, scope: MigrationScope) throws(CoordError) -> Set<TableName> {
         try decide(sql, feature: scope.feature, migration: scope)
     }
 
     @discardableResult
-    private func decide(_ sql: String, feature: String, migration: MigrationScope?) throws(CoordError) -> Set<String> {
+    private func decide(_ sql: String, feature: String, migration: MigrationScope?) throws(CoordError) -> Set<TableName> {
         compiled += 1
         if runsOnPostgres, let difference = DialectCheck.postgresDifference(sql) {
             throw .failed("\(feature): this SQL uses \(difference), which the statement check cannot read as PostgreSQL would; nothing ran")
@@ -115,9 +122,10 @@ final class DataGuard {
             throw .database("\(feature): \(error.message)")
         }
         let grant = grant(for: feature)
-        var created: Set<String> = []
+        var created: Set<TableName> = []
         func own(_ table: String) -> Bool {
-            owners[table] == feature || migration?.created.contains(table) == true || created.contains(table)
+            let name = TableName(table)
+            return owner(of: table) == feature || migration?.created.contains(name) == true || created.contains(name)
         }
         func refuse(_ capability: Capability, _ what: String) -> CoordError {
             .notGranted(capability, context: "\(feature): \(what)", plugin: grant.plugin ?? feature)
@@ -134,7 +142,7 @@ final class DataGuard {
             case SQLITE_READ:
                 if first.hasPrefix("sqlite_") { continue }
                 if Self.hostTables.contains(first) { throw refuseOutright("reading coordsh's own table '\(first)'") }
-                if own(first) || grant.reads.contains(first) || grant.writes.contains(first) { continue }
+                if own(first) || grant.reads.contains(TableName(first)) || grant.writes.contains(TableName(first)) { continue }
                 throw refuse(.read(table: first), "reading table '\(first)'\(through) of \(ownerName(first))")
             case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
                 if first.hasPrefix("sqlite_") {
@@ -143,7 +151,7 @@ final class DataGuard {
                     throw refuseOutright("changing the schema outside the feature's migrations")
                 }
                 if Self.hostTables.contains(first) { throw refuseOutright("changing coordsh's own table '\(first)'") }
-                if own(first) || grant.writes.contains(first) { continue }
+                if own(first) || grant.writes.contains(TableName(first)) { continue }
                 throw refuse(.write(table: first), "changing table '\(first)'\(through) of \(ownerName(first))")
             case SQLITE_FUNCTION:
                 let name = (access.second ?? "").lowercased()
@@ -152,13 +160,13 @@ final class DataGuard {
                 }
             case SQLITE_CREATE_TABLE, SQLITE_CREATE_VIEW:
                 guard migration != nil else { throw refuseOutright("changing the schema outside the feature's migrations") }
-                if let owner = owners[first], owner != feature {
+                if let owner = owner(of: first), owner != feature {
                     throw refuseOutright("creating '\(first)', which belongs to feature '\(owner)',")
                 }
-                if owners[first] == nil, checker.tables().contains(first), migration?.created.contains(first) != true {
+                if owner(of: first) == nil, checker.tables().contains(first), migration?.created.contains(TableName(first)) != true {
                     throw refuseOutright("creating '\(first)', which exists and is not the feature's,")
                 }
-                created.insert(first)
+                created.insert(TableName(first))
             case SQLITE_CREATE_INDEX, SQLITE_CREATE_TRIGGER, SQLITE_DROP_INDEX, SQLITE_DROP_TRIGGER:
                 // first: the index or trigger, second: its table.
                 guard migration != nil else { throw refuseOutright("changing the schema outside the feature's migrations") }
@@ -189,6 +197,6 @@ final class DataGuard {
     }
 
     private func ownerName(_ table: String) -> String {
-        owners[table].map { "feature '\($0)'" } ?? "no feature of this process"
+        owner(of: table).map { "feature '\($0)'" } ?? "no feature of this process"
     }
 }

@@ -32,8 +32,8 @@ package final class HostFeatureAccess: FeatureAccess {
         var grant = DataGrant(plugin: feature.origin?.name ?? feature.name)
         for capability in granted {
             switch capability {
-            case .read(let table): grant.reads.insert(table)
-            case .write(let table): grant.writes.insert(table)
+            case .read(let table): grant.reads.insert(TableName(table))
+            case .write(let table): grant.writes.insert(TableName(table))
             default: break
             }
         }
@@ -47,7 +47,7 @@ package final class HostFeatureAccess: FeatureAccess {
     /// The feature that owns `table` in a store a feature's handle was made on (nil when none
     /// is known): whose table a declared `read TABLE` reaches, for `map`.
     package func owner(ofTable table: String) -> String? {
-        guards.values.lazy.compactMap { $0.guardian.owners[table] }.first
+        guards.values.lazy.compactMap { $0.guardian.owner(of: table) }.first
     }
 
     package func mayUse(_ key: DependencyKey, feature: Feature) -> Bool {

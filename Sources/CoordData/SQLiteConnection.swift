@@ -24,7 +24,7 @@ final class Connection: SQLDatabase {
             try db.execute(sql: sql, arguments: Self.statementArguments(arguments))
             return
         }
-        let statement = try db.cachedStatement(sql: sql)
+        let statement = try compiled(sql)
         let handle = statement.sqliteStatement
         guard coordsh_query_changes_rows(handle) != 0 else {
             try statement.execute(arguments: Self.statementArguments(arguments))
@@ -45,7 +45,7 @@ final class Connection: SQLDatabase {
     /// for the short queries a plugin runs per command (a sixth of a `-1` batch script). Other
     /// statements (`INSERT … RETURNING`) keep GRDB's path, which tracks what they change.
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
-        let statement = try db.cachedStatement(sql: sql)
+        let statement = try compiled(sql)
         let handle = statement.sqliteStatement
         guard coordsh_query_reads(handle) != 0 else {
             let columns = statement.columnNames
@@ -71,6 +71,16 @@ final class Connection: SQLDatabase {
             for column in 0..<Int32(columns.count) { values.append(Self.value(column, handle)) }
             rows.append(SQLRow(columns: columns, values: values))
         }
+    }
+
+    /// GRDB's compiled statement for `sql`: from its cache when the text is ASCII, compiled for
+    /// itself otherwise. GRDB keys its cache by `String`, whose equality is Unicode's canonical
+    /// equivalence — `café` written with one scalar and with two is one key there but two names
+    /// to SQLite — so one feature's statement could run in place of another's text.
+    private func compiled(_ sql: String) throws -> Statement {
+        var sql = sql
+        let ascii = sql.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } }
+        return ascii ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
     }
 
     /// Resets the statement and binds `arguments`, one per parameter in the parameters' order

@@ -107,7 +107,7 @@ final class StoreGuard {
                 let created = connection.scope.created
                 guard !created.isEmpty else { return }
                 try db.execute("CREATE TABLE IF NOT EXISTS \(DataGuard.ownersTable) (table_name TEXT PRIMARY KEY, feature TEXT NOT NULL)", [])
-                for table in created.sorted() {
+                for table in created.map(\.text).sorted() {
                     try db.execute("INSERT INTO \(DataGuard.ownersTable) (table_name, feature) VALUES (?, ?) ON CONFLICT (table_name) DO NOTHING",
                                    [SQLValue(table), SQLValue(feature)])
                     guardian.recordOwner(table, feature: feature)
@@ -120,7 +120,7 @@ final class StoreGuard {
             // PostgreSQL has no schema version to notice the change by: copy it again.
             if db.backend == .postgresql { try mirror(db, version: 0) } else { try prepare(db) }
         }
-        if trusted(feature), !guardian.owners.values.contains(feature) { try claim(feature: feature, migrations) }
+        if trusted(feature), !guardian.ownsAny(feature) { try claim(feature: feature, migrations) }
     }
 
     /// A store made before owners were recorded: the tables a trusted feature's migrations
@@ -130,7 +130,7 @@ final class StoreGuard {
         let connection = ScratchConnection(scratch)
         for migration in migrations { try? migration.apply(connection) }
         let existing = guardian.checker.tables()
-        let claimed = scratch.tables().filter { existing.contains($0) && guardian.owners[$0] == nil && !DataGuard.hostTables.contains($0) }
+        let claimed = scratch.tables().filter { existing.contains($0) && guardian.owner(of: $0) == nil && !DataGuard.hostTables.contains($0) }
         guard !claimed.isEmpty else { return }
         for table in claimed.sorted() { guardian.recordOwner(table, feature: feature) }
         // Kept in the store when it can be written; a read-only store keeps them in memory.

@@ -137,6 +137,28 @@ final class StoredValuesTests {
         #expect(try data.read { db in try db.rows("SELECT count(*) AS n FROM named", []).first?.int("n") } == 1)
     }
 
+    @Test("two table names Swift calls equal and SQLite does not (é as one scalar and as two) are two tables to every statement, read or written, however often each runs")
+    func canonicallyEqualNamesStayApart() throws {
+        let data = try host(.sqlite)
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed, "the premise: one String to Swift")
+        try data.write { db in
+            for (name, value) in [(composed, "composed"), (decomposed, "decomposed")] {
+                try db.execute("CREATE TABLE \"\(name)\" (v TEXT)", [])
+                try db.execute("INSERT INTO \"\(name)\" (v) VALUES (?)", [.text(value)])
+            }
+        }
+        for _ in 0..<2 {
+            for (name, value) in [(composed, "composed"), (decomposed, "decomposed")] {
+                let read = try data.read { db in try db.rows("SELECT v FROM \"\(name)\"", []).map { $0.string("v") } }
+                #expect(read == [value], "\(value): \(read)")
+            }
+        }
+        try data.write { db in try db.execute("DELETE FROM \"\(decomposed)\" WHERE v = ?", [.text("decomposed")]) }
+        let left = try data.read { db in try db.rows("SELECT count(*) AS n FROM \"\(composed)\"", []).first?.int("n") }
+        #expect(left == 1, "a delete of one table's rows leaves the other's")
+    }
+
     @Test("a time a plugin binds (`SQLValue.now`) is written as SQLite's datetime writes the same second")
     func timestampsAsSQLite() throws {
         let data = try host(.sqlite)
