@@ -6,8 +6,15 @@ import GRDB
 /// GRDB's connection behind the SDK's `SQLDatabase`, valid inside one read or write closure.
 final class Connection: SQLDatabase {
     private unowned let db: Database
+    /// The schema version this connection's transaction reads, when it was read already.
+    private let knownSchemaVersion: Int64??
 
-    init(_ db: Database) { self.db = db }
+    /// `schemaVersion`: the version a read transaction read before its first statement (see
+    /// `SQLiteDataManager.readOnReader`); none read yet when nil.
+    init(_ db: Database, schemaVersion: Int64?? = nil) {
+        self.db = db
+        knownSchemaVersion = schemaVersion
+    }
 
     // Statements are compiled once per connection and reused (GRDB's statement cache): a
     // batch script runs the same few statements thousands of times, and compiling them each
@@ -184,6 +191,7 @@ final class Connection: SQLDatabase {
     /// before every transaction of a feature. The cached statement is stepped directly —
     /// through GRDB's query machinery this one pragma was 3 % of the shop's cart cycle.
     func schemaVersion() throws -> Int64? {
+        if let knownSchemaVersion { return knownSchemaVersion }
         let statement = try db.cachedStatement(sql: "PRAGMA schema_version")
         var version: Int64 = 0
         let code = coordsh_step_int64(statement.sqliteStatement, &version)

@@ -111,7 +111,7 @@ public final class SQLiteDataManager: DataManaging {
             let reader = try DatabaseQueue(path: location, configuration: readOnly)
             readerSchemaVersion = nil
             // Reading the schema is what makes SQLite notice a file that is not a database.
-            _ = try readOnReader(reader) { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+            _ = try readOnReader(reader) { db, _ in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
             openedVersion = pool.writeWithoutTransaction { db in Self.dataVersion(db) }
             self.pool = pool
             self.reader = reader
@@ -169,7 +169,7 @@ public final class SQLiteDataManager: DataManaging {
         do {
             // Checking needs only a read, so an up-to-date database starts even while another
             // process holds the write lock.
-            if try !readOnReader(reader, migrator.hasCompletedMigrations) {
+            if try !readOnReader(reader, { db, _ in try migrator.hasCompletedMigrations(db) }) {
                 try migrator.migrate(pool)
             }
         } catch {
@@ -204,7 +204,7 @@ public final class SQLiteDataManager: DataManaging {
             }
             onReader += 1
             defer { onReader -= 1 }
-            return try readOnReader(reader) { db in try body(Connection(db)) }
+            return try readOnReader(reader) { db, version in try body(Connection(db, schemaVersion: version)) }
         } catch {
             throw translate(error)
         }
@@ -226,18 +226,22 @@ public final class SQLiteDataManager: DataManaging {
         }
     }
 
-    /// `work` in a read transaction on the reader. When the schema changed since its last read
-    /// (another process's migration), GRDB's caches of it are emptied first — its compiled
-    /// statements and their column names — as GRDB's own readers do; the version is read by
-    /// a statement stepped directly, not through GRDB's query path.
-    private func readOnReader<T>(_ reader: DatabaseQueue, _ work: (Database) throws -> T) throws -> T {
+    /// `work` in a read transaction on the reader, given the schema version the transaction
+    /// reads. When the schema changed since its last read (another process's migration),
+    /// GRDB's caches of it are emptied first — its compiled statements and their column names —
+    /// as GRDB's own readers do. The version is read inside the transaction, once: the
+    /// statement check's own look at it (`StoreGuard.prepare`) takes it from the connection
+    /// rather than stepping the pragma again, once a read each command of a `-f` script.
+    private func readOnReader<T>(_ reader: DatabaseQueue, _ work: (Database, Int64?) throws -> T) throws -> T {
         try reader.inDatabase { db in
-            let version = try Connection(db).schemaVersion()
-            if version != readerSchemaVersion {
-                db.clearSchemaCache()
-                readerSchemaVersion = version
+            try Self.inTransaction(db, "BEGIN DEFERRED") {
+                let version = try Connection(db).schemaVersion()
+                if version != readerSchemaVersion {
+                    db.clearSchemaCache()
+                    readerSchemaVersion = version
+                }
+                return try work(db, version)
             }
-            return try Self.inTransaction(db, "BEGIN DEFERRED") { try work(db) }
         }
     }
 
