@@ -12,16 +12,10 @@ import Testing
 struct CanonicalNameTests {
     @Test("a plugin's own table does not make another feature's, spelled the other way, its own: a statement let through on the first is refused on the second, nothing of it changed")
     func verdictsKeptByBytes() throws {
-        let folder = try makeTemporaryDirectory("canonical")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
-        chmod(folder + "/plugins", 0o755)
-        try FixtureBuilder.buildIntruder(output: folder + "/plugins/libintruder.so")
-        let config = folder + "/coordsh.toml"
-        try "[plugins]\ndirs = [\"$SDK_DIR\", \"\(folder)/plugins\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let database = folder + "/shop.sqlite"
-        let environment = ["HOME": folder + "/home", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
-                           "XDG_CACHE_HOME": folder + "/cache", "XDG_RUNTIME_DIR": folder + "/run", "NO_COLOR": "1"]
+        let workspace = try IntruderWorkspace("canonical")
+        defer { workspace.remove() }
+        let (folder, config, database) = (workspace.folder, workspace.config, workspace.database)
+        let environment = workspace.environment.merging(["NO_COLOR": "1"]) { _, new in new }
         let setUp = try run(BuildProducts.coordsh, ["--config", config, "--db", database, "-c", "intrude note hello"], environment: environment)
         #expect(setUp.status == 0, "\(setUp.stderr)")
 

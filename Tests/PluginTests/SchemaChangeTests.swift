@@ -26,17 +26,10 @@ struct SchemaChangeTests {
 
     @Test("a trigger or a view changed by another process is seen by the next statement: what was let through is refused, nothing changed", arguments: ["--single-process", "--supervised"])
     func changedUnderTheShell(mode: String) throws {
-        let folder = try makeTemporaryDirectory("schema-change")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/plugins", withIntermediateDirectories: true)
-        chmod(folder + "/plugins", 0o755)
-        try FixtureBuilder.buildIntruder(output: folder + "/plugins/libintruder.so")
-        let config = folder + "/coordsh.toml"
-        try "[plugins]\ndirs = [\"$SDK_DIR\", \"\(folder)/plugins\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let database = folder + "/shop.sqlite"
-        let environment = ["HOME": folder + "/home", "XDG_DATA_HOME": folder + "/data", "XDG_STATE_HOME": folder + "/state",
-                           "XDG_CACHE_HOME": folder + "/cache", "XDG_RUNTIME_DIR": folder + "/run"]
-        let shell = try LiveShell([mode, "--keep-going", "--config", config, "--db", database], environment: environment)
+        let workspace = try IntruderWorkspace("schema-change")
+        defer { workspace.remove() }
+        let database = workspace.database
+        let shell = try LiveShell([mode, "--keep-going", "--config", workspace.config, "--db", database], environment: workspace.environment)
         defer { _ = shell.finish() }
 
         #expect(shell.send("intrude note hello").contains("1 notes"))
