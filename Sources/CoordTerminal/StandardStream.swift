@@ -11,14 +11,21 @@ enum StandardStream {
     /// is dropped (a closed pipe's SIGPIPE ends the process first, as for any shell tool).
     static func write(_ text: String, to descriptor: Int32) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let wrote = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if wrote < 0, errno == EINTR { continue }
-                guard wrote > 0 else { return }
-                offset += wrote
-            }
+        text.withUTF8 { write($0, to: descriptor) }
+    }
+
+    /// Writes all of `bytes`, as `write(_:to:)` writes a text.
+    static func write(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBufferPointer { write($0, to: descriptor) }
+    }
+
+    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let wrote = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+            if wrote < 0, errno == EINTR { continue }
+            guard wrote > 0 else { return }
+            offset += wrote
         }
     }
 }
