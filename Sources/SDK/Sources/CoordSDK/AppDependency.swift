@@ -1,3 +1,5 @@
+import Glibc
+
 /// The name of one app-wide service slot in `AppDependency`, interned to a small integer so
 /// that "does this coordinator have what the handler needs" is a bit test.
 public struct DependencyKey: Hashable, Sendable, CustomStringConvertible {
@@ -117,12 +119,13 @@ public struct AppDependency {
             // A handler reads the same slots at every command; casting the stored `Any` to a
             // service protocol looks its conformance up each time (4 % of a batch script),
             // where the box of an earlier read costs a class check.
-            if let read = typedReads.read(id) as? TypedRead<Service> { return read.service }
+            let kept = typedReads.isOwnThread
+            if kept, let read = typedReads.read(id) as? TypedRead<Service> { return read.service }
             let stored = services[id]
             // The placeholder of an unloaded feature is no service protocol's type, so the
             // first cast fails for it, and it is read through each time (it loads the plugin).
             if let service = stored as? Service {
-                typedReads.remember(TypedRead(service), for: id)
+                if kept { typedReads.remember(TypedRead(service), for: id) }
                 return service
             }
             if let deferred = stored as? DeferredService { return deferred.service() as? Service }
@@ -185,7 +188,13 @@ public struct AppDependency {
 /// The services one `AppDependency` value's typed reads found, by slot number. Only ever
 /// added to: the services it stands for never change (a change makes a new value).
 final class TypedReads {
+    /// The thread that made it, the only one that reads or fills it: `AppDependency` is not
+    /// `Sendable`, but a plugin in an older language mode may read a copy from another thread,
+    /// which reads the slots themselves, as before, and never changes what copies share.
+    private let owner = pthread_self()
     private var reads: ContiguousArray<AnyObject?> = []
+
+    var isOwnThread: Bool { pthread_equal(pthread_self(), owner) != 0 }
 
     func read(_ id: Int32) -> AnyObject? {
         Int(id) < reads.count ? reads[Int(id)] : nil
