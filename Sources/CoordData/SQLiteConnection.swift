@@ -166,9 +166,7 @@ final class Connection: SQLDatabase {
         let handle = statement.sqliteStatement
         defer { _ = coordsh_query_reset(handle) }
         let code = coordsh_query_step(handle)
-        guard code == 101 else {  // SQLITE_DONE
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: sql)
-        }
+        if code != 101 { try Connection(db).check(code, statement) }  // SQLITE_DONE
     }
 
     /// SQLite's result code as GRDB's error (the store translates it into its one line).
