@@ -116,3 +116,7 @@ const void *coordsh_query_column_blob(struct sqlite3_stmt *statement, int index,
     *length = sqlite3_column_bytes(statement, index);
     return bytes;
 }
+
+int coordsh_sqlite_without_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}

@@ -2,6 +2,7 @@
 import Foundation
 import CoordRuntime
 import CSQLiteLog
+import CSQLiteQuery
 import GRDB
 #if canImport(Glibc)
 import Glibc
@@ -35,6 +36,7 @@ public final class SQLiteDataManager: DataManaging {
     /// - Parameter busyTimeout: how long a write waits for another process's lock before it
     ///   fails with "database is locked".
     public init(path: String, busyTimeout: TimeInterval = 2) {
+        _ = Self.withoutMemoryStatistics
         location = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
@@ -53,6 +55,10 @@ public final class SQLiteDataManager: DataManaging {
         }
         self.configuration = configuration
     }
+
+    /// SQLite's memory statistics off, once, before this process's first connection (see
+    /// `coordsh_sqlite_without_memory_statistics`).
+    private static let withoutMemoryStatistics: Int32 = coordsh_sqlite_without_memory_statistics()
 
     /// Opens the file now (creating it and its folder when missing); the error it throws is
     /// the one every later use would throw. The start-up calls `checkAtStart` instead.
