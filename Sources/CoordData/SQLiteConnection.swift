@@ -8,12 +8,16 @@ final class Connection: SQLDatabase {
     private unowned let db: Database
     /// The schema version this connection's transaction reads, when it was read already.
     private let knownSchemaVersion: Int64??
+    /// The statements `db` ran last (the data manager keeps one memo per connection); without
+    /// one, each statement is looked up in GRDB's cache.
+    private let statements: StatementMemo?
 
     /// `schemaVersion`: the version a read transaction read before its first statement (see
     /// `SQLiteDataManager.readOnReader`); none read yet when nil.
-    init(_ db: Database, schemaVersion: Int64?? = nil) {
+    init(_ db: Database, schemaVersion: Int64?? = nil, statements: StatementMemo? = nil) {
         self.db = db
         knownSchemaVersion = schemaVersion
+        self.statements = statements
     }
 
     // Statements are compiled once per connection and reused (GRDB's statement cache): a
@@ -80,14 +84,16 @@ final class Connection: SQLDatabase {
         }
     }
 
-    /// GRDB's compiled statement for `sql`: from its cache when the text is ASCII, compiled for
-    /// itself otherwise. GRDB keys its cache by `String`, whose equality is Unicode's canonical
-    /// equivalence — `café` written with one scalar and with two is one key there but two names
-    /// to SQLite — so one feature's statement could run in place of another's text.
+    /// GRDB's compiled statement for `sql`: from its cache (through the connection's memo) when
+    /// the text is ASCII, compiled for itself otherwise. GRDB keys its cache by `String`, whose
+    /// equality is Unicode's canonical equivalence — `café` written with one scalar and with two
+    /// is one key there but two names to SQLite — so one feature's statement could run in place
+    /// of another's text.
     private func compiled(_ sql: String) throws -> Statement {
         var sql = sql
-        let ascii = sql.withUTF8(Self.isASCII)
-        return ascii ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+        guard sql.withUTF8(Self.isASCII) else { return try db.makeStatement(sql: sql) }
+        if let statements { return try statements.statement(sql, on: db) }
+        return try db.cachedStatement(sql: sql)
     }
 
     /// No byte over 0x7F; eight at a time (byte by byte, it was 1 % of a batch script).
@@ -159,10 +165,10 @@ final class Connection: SQLDatabase {
         }
     }
 
-    /// Runs `sql`, a statement that returns no row and changes no table (a savepoint's), by
-    /// stepping GRDB's cached statement directly.
-    static func step(_ db: Database, _ sql: String) throws {
-        let statement = try db.cachedStatement(sql: sql)
+    /// Runs `sql`, an ASCII statement that returns no row and changes no table (a savepoint's),
+    /// by stepping GRDB's cached statement directly.
+    static func step(_ db: Database, _ sql: String, statements: StatementMemo) throws {
+        let statement = try statements.statement(sql, on: db)
         let handle = statement.sqliteStatement
         defer { _ = coordsh_query_reset(handle) }
         let code = coordsh_query_step(handle)
@@ -201,7 +207,7 @@ final class Connection: SQLDatabase {
     /// through GRDB's query machinery this one pragma was 3 % of the shop's cart cycle.
     func schemaVersion() throws -> Int64? {
         if let knownSchemaVersion { return knownSchemaVersion }
-        let statement = try db.cachedStatement(sql: "PRAGMA schema_version")
+        let statement = try statements?.statement("PRAGMA schema_version", on: db) ?? db.cachedStatement(sql: "PRAGMA schema_version")
         var version: Int64 = 0
         let code = coordsh_step_int64(statement.sqliteStatement, &version)
         if code == 101 { return nil }  // SQLITE_DONE: no row

@@ -27,6 +27,10 @@ public final class SQLiteDataManager: DataManaging {
     private var reader: DatabaseQueue?
     /// The schema version the reader's statements were compiled against (`readOnReader`).
     private var readerSchemaVersion: Int64?
+    /// The statements the writer and the reader ran last, found again without hashing their
+    /// text; new ones each time the file is opened, as the connections are.
+    private var writerStatements = StatementMemo()
+    private var readerStatements = StatementMemo()
     private var migrated: Set<String> = []
     /// A `--single-transaction` script's transaction is open on the pool's writer.
     private var inScript = false
@@ -121,6 +125,8 @@ public final class SQLiteDataManager: DataManaging {
             openedVersion = pool.writeWithoutTransaction { db in Self.dataVersion(db) }
             self.pool = pool
             self.reader = reader
+            writerStatements = StatementMemo()
+            readerStatements = StatementMemo()
             return (pool, reader)
         } catch {
             throw translate(error)
@@ -205,12 +211,16 @@ public final class SQLiteDataManager: DataManaging {
             if writer {
                 onWriter += 1
                 defer { onWriter -= 1 }
-                if inScript { return try pool.writeWithoutTransaction { db in try body(Connection(db)) } }
-                return try pool.writeWithoutTransaction { db in try Self.inTransaction(db, "BEGIN DEFERRED") { try body(Connection(db)) } }
+                let statements = writerStatements
+                if inScript { return try pool.writeWithoutTransaction { db in try body(Connection(db, statements: statements)) } }
+                return try pool.writeWithoutTransaction { db in
+                    try Self.inTransaction(db, "BEGIN DEFERRED") { try body(Connection(db, statements: statements)) }
+                }
             }
             onReader += 1
             defer { onReader -= 1 }
-            return try readOnReader(reader) { db, version in try body(Connection(db, schemaVersion: version)) }
+            let statements = readerStatements
+            return try readOnReader(reader) { db, version in try body(Connection(db, schemaVersion: version, statements: statements)) }
         } catch {
             throw translate(error)
         }
@@ -221,11 +231,12 @@ public final class SQLiteDataManager: DataManaging {
         if onWriter > 0 || (inScript && onReader > 0) { throw Self.nested }
         onWriter += 1
         defer { onWriter -= 1 }
+        let statements = writerStatements
         do {
             return try pool.writeWithoutTransaction { db in
                 // Inside a --single-transaction script, a savepoint of the script's transaction.
-                if inScript { return try Self.inCommandSavepoint(db) { try body(Connection(db)) } }
-                return try Self.inTransaction(db, "BEGIN IMMEDIATE") { try body(Connection(db)) }
+                if inScript { return try Self.inCommandSavepoint(db, statements) { try body(Connection(db, statements: statements)) } }
+                return try Self.inTransaction(db, "BEGIN IMMEDIATE") { try body(Connection(db, statements: statements)) }
             }
         } catch {
             throw translate(error)
@@ -284,8 +295,8 @@ public final class SQLiteDataManager: DataManaging {
     /// for them, two each command. GRDB does not learn of this savepoint, which it only tracks
     /// for transaction observers (there are none); the rollback after a failure goes through
     /// GRDB, which lets a savepoint it does not know pass.
-    static func inCommandSavepoint<T>(_ db: Database, _ work: () throws -> T) throws -> T {
-        try Connection.step(db, "SAVEPOINT coordsh_command")
+    static func inCommandSavepoint<T>(_ db: Database, _ statements: StatementMemo, _ work: () throws -> T) throws -> T {
+        try Connection.step(db, "SAVEPOINT coordsh_command", statements: statements)
         let result: T
         do {
             result = try work()
@@ -294,7 +305,7 @@ public final class SQLiteDataManager: DataManaging {
             try? db.cachedStatement(sql: "RELEASE SAVEPOINT coordsh_command").execute()
             throw error
         }
-        try Connection.step(db, "RELEASE SAVEPOINT coordsh_command")
+        try Connection.step(db, "RELEASE SAVEPOINT coordsh_command", statements: statements)
         return result
     }
 

@@ -160,6 +160,22 @@ final class StoredValuesTests {
         #expect(left == 1, "a delete of one table's rows leaves the other's")
     }
 
+    @Test("two statements alike in length and in their first, middle and last eight bytes each run their own text, read and written, however often each runs")
+    func lookalikeStatementsStayApart() throws {
+        let data = try host(.sqlite)
+        // The connection's statement memo files both texts in one slot (`StatementMemo.slot`):
+        // they differ only in the ninth byte.
+        let texts = [1, 2].map { "SELECT  \($0) AS v, 'the middle of the text, alike' AS m, 'same end' AS e" }
+        #expect(texts[0].utf8.count == texts[1].utf8.count)
+        for _ in 0..<3 {
+            for (value, text) in zip([1, 2], texts) {
+                let read = try data.read { db in try db.rows(text, []).first?.int("v") }
+                let written = try data.write { db in try db.rows(text, []).first?.int("v") }
+                #expect(read == value && written == value, "\(text): read \(String(describing: read)), in a write \(String(describing: written))")
+            }
+        }
+    }
+
     @Test("a time a plugin binds (`SQLValue.now`) is written as SQLite's datetime writes the same second")
     func timestampsAsSQLite() throws {
         let data = try host(.sqlite)
