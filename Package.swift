@@ -200,7 +200,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
         .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["TestSupport"], exclude: ["fixtures"]),
-        .testTarget(name: "ShopTests", dependencies: [sdk, shop, "CoordData", "TestSupport"]),
+        .testTarget(name: "ShopTests", dependencies: [sdk, shop, "CoordData", "CoordRuntime", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
         .testTarget(name: "TranscriptTests", dependencies: ["TestSupport", .product(name: "CoordContract", package: "SDK")], exclude: ["transcripts"]),
         .testTarget(name: "FuzzTests", dependencies: ["CoordFuzz", "TestSupport"]),

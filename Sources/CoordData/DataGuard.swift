@@ -43,6 +43,9 @@ final class DataGuard {
     /// The grants in force, by feature; a feature not here has none beyond its own tables.
     private var grants: [String: DataGrant] = [:]
     private var verdicts: [VerdictKey: CoordError?] = [:]
+    /// The verdicts found last, in front of `verdicts`, whose keys cost a hash of up to 80 bytes
+    /// of the text at every statement (`TextSlots`). Emptied whenever `verdicts` loses any.
+    private var recent = TextSlots<CoordError?>()
     /// How many statements were compiled to decide (the rest came from the verdicts).
     private(set) var compiled = 0
 
@@ -51,12 +54,16 @@ final class DataGuard {
         guard grants[feature]?.reads != grant.reads || grants[feature]?.writes != grant.writes || grants[feature]?.plugin != grant.plugin else { return }
         grants[feature] = grant
         verdicts = verdicts.filter { $0.key.feature != feature }
+        recent.removeAll()
     }
 
     func grant(for feature: String) -> DataGrant { grants[feature] ?? DataGrant() }
 
     /// Forgets every verdict: the schema or the owners changed.
-    func invalidate() { verdicts.removeAll(keepingCapacity: true) }
+    func invalidate() {
+        verdicts.removeAll(keepingCapacity: true)
+        recent.removeAll()
+    }
 
     func loadOwners(_ rows: [(table: String, feature: String)]) {
         owners = Dictionary(rows.map { (TableName($0.table), $0.feature) }, uniquingKeysWith: { first, _ in first })
@@ -79,8 +86,13 @@ final class DataGuard {
 
     /// Throws the one-line refusal when `feature` may not run `sql` outside a migration.
     func check(_ sql: String, feature: String) throws(CoordError) {
+        if let known = recent.value(for: sql, tag: feature) {
+            if let refusal = known { throw refusal }
+            return
+        }
         let key = VerdictKey(feature: feature, sql: sql)
         if let known = verdicts[key] {
+            recent.keep(known, for: sql, tag: feature)
             if let refusal = known { throw refusal }
             return
         }
@@ -92,7 +104,10 @@ final class DataGuard {
             verdict = error
         }
         // A statement that did not compile is not remembered: the schema may catch up.
-        if case .database = verdict {} else { verdicts[key] = verdict }
+        if case .database = verdict {} else {
+            verdicts[key] = verdict
+            recent.keep(verdict, for: sql, tag: feature)
+        }
         if let verdict { throw verdict }
     }
 
