@@ -120,18 +120,25 @@ public struct AppDependency {
             // service protocol looks its conformance up each time (4 % of a batch script),
             // where the box of an earlier read costs a class check.
             let kept = typedReads.isOwnThread
-            if kept, let read = typedReads.read(id) as? TypedRead<Service> { return read.service }
-            let stored = services[id]
-            // The placeholder of an unloaded feature is no service protocol's type, so the
-            // first cast fails for it, and it is read through each time (it loads the plugin).
-            if let service = stored as? Service {
-                if kept { typedReads.remember(TypedRead(service), for: id) }
-                return service
-            }
-            if let deferred = stored as? DeferredService { return deferred.service() as? Service }
-            return nil
+            if kept, let read = typedReads.read(id), read.holds(Service.self) { return read.value(as: Service.self) }
+            return readStored(id, as: Service.self, keeping: kept)
         }
         set { set(key.key, newValue, provider: nil) }
+    }
+
+    /// The slot's service cast to `Service`, kept for the next typed read when `keeping`. Apart
+    /// from the getter, whose fast path then needs no metadata but `Service`'s own.
+    @inline(never)
+    private func readStored<Service>(_ id: Int32, as _: Service.Type, keeping: Bool) -> Service? {
+        let stored = services[id]
+        // The placeholder of an unloaded feature is no service protocol's type, so the
+        // first cast fails for it, and it is read through each time (it loads the plugin).
+        if let service = stored as? Service {
+            if keeping { typedReads.remember(TypedRead(service), for: id) }
+            return service
+        }
+        if let deferred = stored as? DeferredService { return deferred.service() as? Service }
+        return nil
     }
 
     /// Fills a slot and records who provided it, for `deps`.
@@ -192,24 +199,52 @@ final class TypedReads {
     /// `Sendable`, but a plugin in an older language mode may read a copy from another thread,
     /// which reads the slots themselves, as before, and never changes what copies share.
     private let owner = pthread_self()
-    private var reads: ContiguousArray<AnyObject?> = []
+    private var reads: ContiguousArray<TypedRead?> = []
 
     var isOwnThread: Bool { pthread_equal(pthread_self(), owner) != 0 }
 
-    func read(_ id: Int32) -> AnyObject? {
+    func read(_ id: Int32) -> TypedRead? {
         Int(id) < reads.count ? reads[Int(id)] : nil
     }
 
-    func remember(_ read: AnyObject, for id: Int32) {
+    func remember(_ read: TypedRead, for id: Int32) {
         if reads.count <= Int(id) { reads.append(contentsOf: repeatElement(nil, count: Int(id) + 1 - reads.count)) }
         reads[Int(id)] = read
     }
 }
 
-/// A service as one typed read found it.
-final class TypedRead<Service> {
-    let service: Service
-    init(_ service: Service) { self.service = service }
+/// A service as one typed read found it: its value, as the type read, with that type's identity.
+///
+/// Not a generic box (`TypedRead<Service>`, as it was): casting to one looked its metadata up
+/// for the type read at every read (`swift_getGenericMetadata`, a hash lookup, ≈ 400
+/// instructions); here the type read is compared with the one kept, and the value is copied
+/// out of storage laid out for it.
+final class TypedRead {
+    private let type: ObjectIdentifier
+    private let storage: UnsafeMutableRawPointer
+    private let destroy: (UnsafeMutableRawPointer) -> Void
+
+    init<Service>(_ service: Service) {
+        type = ObjectIdentifier(Service.self)
+        storage = .allocate(byteCount: max(MemoryLayout<Service>.size, 1), alignment: MemoryLayout<Service>.alignment)
+        storage.initializeMemory(as: Service.self, to: service)
+        destroy = { $0.assumingMemoryBound(to: Service.self).deinitialize(count: 1) }
+    }
+
+    deinit {
+        destroy(storage)
+        storage.deallocate()
+    }
+
+    /// Whether the value was kept as `Service` — the very type, not one it converts to.
+    func holds<Service>(_: Service.Type) -> Bool { type == ObjectIdentifier(Service.self) }
+
+    /// The value, which `holds(Service.self)` said is a `Service`. (Not an optional: making
+    /// one here looked up `Optional<Service>`'s metadata at every read.)
+    func value<Service>(as _: Service.Type) -> Service {
+        precondition(holds(Service.self), "a typed read asked for another type than it kept")
+        return storage.assumingMemoryBound(to: Service.self).pointee
+    }
 }
 
 /// Anything that takes the app-wide services from its parent.

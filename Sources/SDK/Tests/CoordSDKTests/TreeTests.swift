@@ -69,10 +69,17 @@ struct TreeTests {
         services.set(Self.greeter.key, nil, provider: nil)
         #expect(services[Self.greeter] == nil)
         #expect(before[Self.greeter]?.greeting == "hello")
+        // Read as a type the value is not, after a read that kept it: nothing, each time.
+        services.set(Self.clock.key, "10:00", provider: "host")
+        #expect(services[Self.clock] == "10:00")
+        #expect(services[Self.clockAsNumber] == nil)
+        #expect(services[Self.clockAsNumber] == nil)
+        #expect(services[Self.clock] == "10:00")
     }
 
     static let greeter = ServiceKey<any Greeting>("greeter")
     static let anyGreeter = ServiceKey<AnyObject>("greeter")
+    static let clockAsNumber = ServiceKey<Int>("clock")
 
     @Test("navigation stack: show pushes, root replaces, pop returns, back crosses flows")
     func navigation() throws {
