@@ -1,14 +1,31 @@
-/// A global counter that every change to the responder tree or to a handler table advances.
+/// Global counters that every change to the responder tree or to a handler table advances.
 /// Cached dispatch paths remember the epoch they were built in and are ignored once it moves.
+///
+/// Changes to page views count apart (`pages`). A page view is a leaf — only coordinators are
+/// ever made a level's parent — so the only paths with a page on them are those that start at
+/// it, and they watch both counters; a path from a coordinator, a scene or the app watches
+/// `current` alone and outlives the page swap of every command (building the shell's path from
+/// the scene again after each was 6 % of a batch script).
 ///
 /// It and the two types below are not actor-isolated although only the main actor uses them:
 /// an isolated closure handed to a generic stdlib function gets a run-time executor check in
 /// its prologue, which cost more than the rest of a send.
 enum DispatchEpoch {
+    /// Changes to coordinators, scenes and the app: their links and their handler tables.
     @exclusivity(unchecked) nonisolated(unsafe) static var current: UInt64 = 1
+    /// Changes to page views: attached, detached, freed, a handler changed.
+    @exclusivity(unchecked) nonisolated(unsafe) static var pages: UInt64 = 0
 
     @inline(__always)
     static func advance() { current &+= 1 }
+
+    @inline(__always)
+    static func advancePages() { pages &+= 1 }
+
+    /// The epoch of a path that starts at a page view (`watchingPages`) or at any other level.
+    /// Both counters only grow, so their sum moves whenever either does.
+    @inline(__always)
+    static func now(watchingPages: Bool) -> UInt64 { watchingPages ? current &+ pages : current }
 }
 
 /// Keeps what a running send may still be using alive until the outermost send returns.
@@ -62,11 +79,17 @@ struct DispatchCache {
     private var epoch: UInt64 = 0
     private var paths: ContiguousArray<DispatchPath?> = []
     private var fasts: ContiguousArray<Fast?> = []
+    /// The cache belongs to a page view, whose paths have a page on them (see `DispatchEpoch`).
+    private let watchesPages: Bool
+
+    init(watchesPages: Bool) {
+        self.watchesPages = watchesPages
+    }
 
     /// The path for `id` if it is still valid.
     @inline(__always)
     func path(for id: Int32) -> DispatchPath? {
-        guard epoch == DispatchEpoch.current, Int(id) < paths.count else { return nil }
+        guard epoch == DispatchEpoch.now(watchingPages: watchesPages), Int(id) < paths.count else { return nil }
         return paths[Int(id)]
     }
 
@@ -74,7 +97,7 @@ struct DispatchCache {
     /// cache is stale.
     @inline(__always)
     func fast(for id: Int32) -> Fast? {
-        guard epoch == DispatchEpoch.current, Int(id) < fasts.count else { return nil }
+        guard epoch == DispatchEpoch.now(watchingPages: watchesPages), Int(id) < fasts.count else { return nil }
         return fasts[Int(id)]
     }
 
@@ -86,11 +109,11 @@ struct DispatchCache {
     }
 
     @MainActor mutating func store(_ path: DispatchPath, for id: Int32) {
-        if epoch != DispatchEpoch.current {
+        if epoch != path.epoch {
             DispatchReclaimer.retire(paths.compactMap { $0 })
             paths.removeAll(keepingCapacity: true)
             fasts.removeAll(keepingCapacity: true)
-            epoch = DispatchEpoch.current
+            epoch = path.epoch
         }
         if paths.count <= Int(id) {
             paths.append(contentsOf: repeatElement(nil, count: Int(id) + 1 - paths.count))
@@ -135,8 +158,10 @@ final class DispatchPath {
         let passed: Int
     }
 
-    /// The epoch the path was built in.
+    /// The epoch the path was built in: `DispatchEpoch.now(watchingPages:)` for its start.
     let epoch: UInt64
+    /// The path starts at a page view, so a change to a page may touch it (`DispatchEpoch`).
+    let watchesPages: Bool
     let steps: ContiguousArray<Step>
     /// The one handler when the path has a single step with no needs (the cache keeps its
     /// body inline for the fast path).
@@ -171,7 +196,8 @@ final class DispatchPath {
             }
             level = current.parent
         }
-        self.epoch = DispatchEpoch.current
+        self.watchesPages = start.isPage
+        self.epoch = DispatchEpoch.now(watchingPages: start.isPage)
         self.steps = steps
         self.only = steps.count == 1 && !steps[0].handler.hasNeeds ? steps[0].handler : nil
         self.top = top
@@ -180,6 +206,10 @@ final class DispatchPath {
         self.scenePassed = scenePassed
         self.chain = chain
     }
+
+    /// Whether nothing on the path moved since it was built.
+    @inline(__always)
+    var isCurrent: Bool { DispatchEpoch.now(watchingPages: watchesPages) == epoch }
 
     /// Runs the path from its first step; the epoch was checked by the cache lookup.
     @inline(__always)
@@ -194,7 +224,7 @@ final class DispatchPath {
         while index < steps.count {
             // A handler before this step may have changed the tree; the path is only trusted
             // while the epoch is its own. (Step 0 of a fresh send was checked by the lookup.)
-            if index > 0, DispatchEpoch.current != epoch {
+            if index > 0, !isCurrent {
                 return try goOnWalking(message, afterStep: index - 1, handledBelow: handledBelow)
             }
             let step = steps[index]
@@ -205,7 +235,7 @@ final class DispatchPath {
             }
             index += 1
         }
-        if DispatchEpoch.current != epoch, !steps.isEmpty {
+        if !isCurrent, !steps.isEmpty {
             return try goOnWalking(message, afterStep: steps.count - 1, handledBelow: handledBelow)
         }
         return try finish(message, handledBelow: handledBelow)
@@ -214,7 +244,7 @@ final class DispatchPath {
     /// The handler of step `index` (the fast path ran it) let the message go on.
     func goOn(_ message: Message, afterStep index: Int, _ disposition: Disposition) throws -> DispatchOutcome {
         var handledBelow = false
-        if DispatchEpoch.current == epoch {
+        if isCurrent {
             _ = try DispatchExecutor.settle(
                 disposition, at: steps[index].level, message, trace: nil, routed: false, handledBelow: &handledBelow)
             return try run(message, from: index + 1, handledBelow: handledBelow)

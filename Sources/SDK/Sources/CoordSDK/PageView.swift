@@ -18,7 +18,7 @@ open class PageView: Responder {
     public init(page: any Page) {
         self.page = page
         pageRoute = page.route
-        super.init(identifier: pageRoute.description)
+        super.init(pageIdentifier: pageRoute.description)
     }
 
     open override var chainDescription: String { "page \(pageRoute)" }

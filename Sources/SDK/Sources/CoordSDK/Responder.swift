@@ -11,8 +11,10 @@ open class Responder: NeedsDependency {
 
     /// The next level up. Weak: parents own children, never the other way round.
     public internal(set) weak var parent: Responder? {
-        didSet { DispatchEpoch.advance() }
+        didSet { advanceEpoch() }
     }
+    /// A page view: a leaf of the tree, whose changes only touch paths that start at it.
+    final let isPage: Bool
 
     var handlers: [Int32: HandlerEntry] = [:]
     var queue = MessageQueue() {
@@ -22,7 +24,7 @@ open class Responder: NeedsDependency {
     /// looks for its queued messages after every command, and when this is 0 there is none.
     @_spi(Host) public private(set) static var queuedAnywhere = 0
     // Unchecked: read on every send, only from the main actor, never held across a call.
-    @exclusivity(unchecked) final var dispatchCache = DispatchCache()
+    @exclusivity(unchecked) final var dispatchCache: DispatchCache
 
     /// The app-wide services as this level sees them. Setting it replays queued messages whose
     /// needs are now met; coordinators also pass it on to their children and views.
@@ -34,6 +36,22 @@ open class Responder: NeedsDependency {
     /// coordinator links it into the chain.
     public init(identifier: String) {
         self.identifier = identifier
+        isPage = false
+        dispatchCache = DispatchCache(watchesPages: false)
+    }
+
+    /// A page view's level (`PageView.init`).
+    init(pageIdentifier identifier: String) {
+        self.identifier = identifier
+        isPage = true
+        dispatchCache = DispatchCache(watchesPages: true)
+    }
+
+    /// Invalidates every cached path this level may be on: a page view's own (see
+    /// `DispatchEpoch`), or any level's.
+    @inline(__always)
+    final func advanceEpoch() {
+        if isPage { DispatchEpoch.advancePages() } else { DispatchEpoch.advance() }
     }
 
     /// Takes the value its parent hands down. A plain level adopts it; a scene lays its own
@@ -48,7 +66,7 @@ open class Responder: NeedsDependency {
     isolated deinit {
         // Cached dispatch paths hold levels unowned(unsafe); make sure none survives this one,
         // and that a send running this level's handler keeps the handler until it returns.
-        DispatchEpoch.advance()
+        advanceEpoch()
         DispatchReclaimer.retire(handlers.values)
         dispatchCache.clear()
         Responder.queuedAnywhere -= queue.count
@@ -73,14 +91,14 @@ open class Responder: NeedsDependency {
     ) {
         if let old = handlers[name.id] { DispatchReclaimer.retire(old) }
         handlers[name.id] = HandlerEntry(needs: DependencySet(needs), waiting: whileWaiting, body: body)
-        DispatchEpoch.advance()
+        advanceEpoch()
     }
 
     /// Removes the handler for `name`.
     public func removeHandler(_ name: MessageName) {
         if let old = handlers[name.id] { DispatchReclaimer.retire(old) }
         handlers[name.id] = nil
-        DispatchEpoch.advance()
+        advanceEpoch()
     }
 
     /// Whether this level itself has a handler for `name`.
@@ -246,7 +264,8 @@ open class Responder: NeedsDependency {
     /// The first send of a name from a level resolves the chain once into a cached path (the
     /// levels that handle that name, and where the top routes it); later sends run the path
     /// without walking or looking anything up by string. Any change to the tree or to a
-    /// handler table advances a global epoch and invalidates every cached path.
+    /// handler table advances a global epoch and invalidates every cached path it may be on
+    /// (`DispatchEpoch`: a page view's change, only the paths that start at a page).
     @discardableResult
     public final func send(_ message: Message) throws -> DispatchOutcome {
         DispatchReclaimer.depth &+= 1
@@ -254,6 +273,20 @@ open class Responder: NeedsDependency {
             DispatchReclaimer.depth &-= 1
             if DispatchReclaimer.depth == 0, DispatchReclaimer.hasRetired { DispatchReclaimer.drain() }
         }
+        // A page view with no handler for the name adds nothing to its path: the path is its
+        // coordinator's, cached there, where it outlives the page swap of every command (the
+        // shell sends each command's message from the page shown, a new view each time). The
+        // root's routing never needs the page among the levels passed: it only looks there for
+        // a coordinator.
+        if isPage, handlers.isEmpty || handlers[message.name.id] == nil, let parent {
+            return try parent.runCached(message)
+        }
+        return try runCached(message)
+    }
+
+    /// Runs `message` up the path cached at this level for its name, built first if need be.
+    @inline(__always)
+    private final func runCached(_ message: Message) throws -> DispatchOutcome {
         let id = message.name.id
         if let fast = dispatchCache.fast(for: id) {
             // The common case, run from the cache: one handler, no needs.
