@@ -13,45 +13,63 @@
     /// The words of `line`, quotes and escapes removed; nothing after an unquoted `#` that
     /// starts a word.
     public static func split(_ line: String) throws(UnterminatedQuote) -> [String] {
+        var line = line
+        let words: Result<[String], UnterminatedQuote> = line.withUTF8 { bytes in
+            do throws(UnterminatedQuote) { return .success(try split(bytes)) } catch { return .failure(error) }
+        }
+        return try words.get()
+    }
+
+    // Byte by byte over the UTF-8: every character with a meaning here is ASCII, and no byte of
+    // a longer scalar is (they are all 0x80 or more), so a quote followed by a combining mark is
+    // still a quote and the word splits as it reads — the same words as scalar by scalar, for a
+    // quarter of the cost of appending each scalar to a `String.UnicodeScalarView` (4,500
+    // instructions for `cart add 3`, 3.6 % of a batch script). An escaped scalar of several
+    // bytes is taken whole: its first byte is escaped, and the rest are never special.
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) throws(UnterminatedQuote) -> [String] {
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), single = UInt8(ascii: "'"), double = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\"), hash = UInt8(ascii: "#")
         var words: [String] = []
-        var current = String.UnicodeScalarView()
+        var current: [UInt8] = []
+        current.reserveCapacity(bytes.count)
         var inWord = false
-        var quote: Unicode.Scalar?
+        var quote: UInt8 = 0
         var escaped = false
-        // Scalar by scalar: as characters, a quote followed by a combining mark is one
-        // character that is not a quote, and the word would not split as it reads.
-        for ch in line.unicodeScalars {
+        func endWord() {
+            words.append(String(decoding: current, as: UTF8.self))
+            current.removeAll(keepingCapacity: true)
+        }
+        for byte in bytes {
             if escaped {
-                current.append(ch)
+                current.append(byte)
                 escaped = false
                 continue
             }
             switch quote {
-            case "'":
-                if ch == "'" { quote = nil } else { current.append(ch) }
-            case "\"":
-                if ch == "\"" { quote = nil } else if ch == "\\" { escaped = true } else { current.append(ch) }
+            case single:
+                if byte == single { quote = 0 } else { current.append(byte) }
+            case double:
+                if byte == double { quote = 0 } else if byte == backslash { escaped = true } else { current.append(byte) }
             default:
-                if ch == "'" || ch == "\"" {
-                    quote = ch
+                if byte == single || byte == double {
+                    quote = byte
                     inWord = true
-                } else if ch == "\\" {
+                } else if byte == backslash {
                     escaped = true
                     inWord = true
-                } else if ch == "#", !inWord {
+                } else if byte == hash, !inWord {
                     return words
-                } else if ch == " " || ch == "\t" {
-                    if inWord { words.append(String(current)) }
-                    current = String.UnicodeScalarView()
+                } else if byte == space || byte == tab {
+                    if inWord { endWord() }
                     inWord = false
                 } else {
-                    current.append(ch)
+                    current.append(byte)
                     inWord = true
                 }
             }
         }
-        if quote != nil || escaped { throw UnterminatedQuote() }
-        if inWord { words.append(String(current)) }
+        if quote != 0 || escaped { throw UnterminatedQuote() }
+        if inWord { endWord() }
         return words
     }
 
