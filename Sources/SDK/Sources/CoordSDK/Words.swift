@@ -27,29 +27,42 @@
     // instructions for `cart add 3`, 3.6 % of a batch script). An escaped scalar of several
     // bytes is taken whole: its first byte is escaped, and the rest are never special.
     private static func split(_ bytes: UnsafeBufferPointer<UInt8>) throws(UnterminatedQuote) -> [String] {
+        // A word is gathered in scratch space as long as the line (no word is longer), on the
+        // stack for a line of a few hundred bytes.
+        let words: Result<[String], UnterminatedQuote> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) { scratch in
+            do throws(UnterminatedQuote) { return .success(try split(bytes, scratch)) } catch { return .failure(error) }
+        }
+        return try words.get()
+    }
+
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ scratch: UnsafeMutableBufferPointer<UInt8>) throws(UnterminatedQuote) -> [String] {
         let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), single = UInt8(ascii: "'"), double = UInt8(ascii: "\"")
         let backslash = UInt8(ascii: "\\"), hash = UInt8(ascii: "#")
         var words: [String] = []
-        var current: [UInt8] = []
-        current.reserveCapacity(bytes.count)
+        words.reserveCapacity(4)
+        var length = 0
         var inWord = false
         var quote: UInt8 = 0
         var escaped = false
+        func keep(_ byte: UInt8) {
+            scratch[length] = byte
+            length += 1
+        }
         func endWord() {
-            words.append(String(decoding: current, as: UTF8.self))
-            current.removeAll(keepingCapacity: true)
+            words.append(String(decoding: UnsafeBufferPointer(rebasing: scratch[..<length]), as: UTF8.self))
+            length = 0
         }
         for byte in bytes {
             if escaped {
-                current.append(byte)
+                keep(byte)
                 escaped = false
                 continue
             }
             switch quote {
             case single:
-                if byte == single { quote = 0 } else { current.append(byte) }
+                if byte == single { quote = 0 } else { keep(byte) }
             case double:
-                if byte == double { quote = 0 } else if byte == backslash { escaped = true } else { current.append(byte) }
+                if byte == double { quote = 0 } else if byte == backslash { escaped = true } else { keep(byte) }
             default:
                 if byte == single || byte == double {
                     quote = byte
@@ -63,7 +76,7 @@
                     if inWord { endWord() }
                     inWord = false
                 } else {
-                    current.append(byte)
+                    keep(byte)
                     inWord = true
                 }
             }
