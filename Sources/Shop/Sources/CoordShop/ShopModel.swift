@@ -19,18 +19,41 @@ public struct Money: Sendable, Equatable, Comparable, CustomStringConvertible, C
     /// Compares the amounts (of one currency: the shop has one).
     public static func < (a: Money, b: Money) -> Bool { a.minor < b.minor }
 
-    /// `12.50 EUR`. Built by appending, not interpolating (a cart page writes four of these, and
-    /// interpolation cost 1,400 instructions each); the magnitude taken without `abs`, which
-    /// traps on the most negative amount.
+    /// `12.50 EUR`. Written digit by digit into bytes and made a string once: by appending
+    /// pieces (each `+=` through String's general append, ≈ 240 instructions) a cart page's
+    /// eleven amounts were 1.3 % of a batch script, by interpolation more. The magnitude is
+    /// taken without `abs`, which traps on the most negative amount.
     public var description: String {
-        let magnitude = minor.magnitude, cents = magnitude % 100
-        var text = minor < 0 ? "-" : ""
-        text += String(magnitude / 100)
-        text += cents < 10 ? ".0" : "."
-        text += String(cents)
-        text += " "
-        text += currency
-        return text
+        var magnitude = minor.magnitude
+        var currency = currency
+        return currency.withUTF8 { code in
+            // Sign, 20 digits of the largest magnitude, the point, a space and the code.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24 + code.count) { text in
+                var end = text.count - code.count
+                for (offset, byte) in code.enumerated() { text[end + offset] = byte }
+                end -= 1
+                text[end] = UInt8(ascii: " ")
+                for place in 0..<2 {
+                    end -= 1
+                    text[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                    magnitude /= 10
+                    if place == 1 {
+                        end -= 1
+                        text[end] = UInt8(ascii: ".")
+                    }
+                }
+                repeat {
+                    end -= 1
+                    text[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                    magnitude /= 10
+                } while magnitude > 0
+                if minor < 0 {
+                    end -= 1
+                    text[end] = UInt8(ascii: "-")
+                }
+                return String(decoding: UnsafeBufferPointer(rebasing: text[end...]), as: UTF8.self)
+            }
+        }
     }
 }
 
