@@ -199,7 +199,9 @@ final class TypedReads {
     /// `Sendable`, but a plugin in an older language mode may read a copy from another thread,
     /// which reads the slots themselves, as before, and never changes what copies share.
     private let owner = pthread_self()
-    private var reads: ContiguousArray<TypedRead?> = []
+    // Unchecked: read or filled in one step by the getter, never held across a call; each
+    // typed read's access check cost more than the rest of a kept read.
+    @exclusivity(unchecked) private var reads: ContiguousArray<TypedRead?> = []
 
     var isOwnThread: Bool { pthread_equal(pthread_self(), owner) != 0 }
 
