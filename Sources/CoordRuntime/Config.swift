@@ -33,6 +33,9 @@ public struct Config: Sendable, Equatable {
     /// Every other top-level table with a key in it (`[content]`, `[cart]`, …) as JSON, for the
     /// plugins that own them; the host does not interpret them.
     public var featureSettings: [String: String] = [:]
+    /// Every text in those tables, at any depth, as their JSON holds it: what may name a file
+    /// the person meant a plugin to read (`PluginSandbox.settingFiles`).
+    public var featureTexts: [String] = []
 
     /// SHA-256 hashes of the only plugin files that may load (`[plugins] allow`); nil when
     /// the key is absent, so that any plugin that passes the other checks loads.
@@ -240,6 +243,23 @@ public struct Config: Sendable, Equatable {
             let number = value.double ?? 0
             return number.isFinite ? "\(number)" : "null"
         default: return jsonString(render(value, key: "value").trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// The texts `json(value)` writes as JSON strings, in its order: string values, and dates and
+    /// times as their text. (Read from the TOML, not parsed back out of the JSON: parsing it
+    /// with `JSONSerialization` and casting each value was a tenth of `coordsh -c 'echo ok'`.)
+    static func texts(in value: any TOMLValueConvertible, into texts: inout [String]) {
+        switch value.type {
+        case .table:
+            guard let table = value.table else { return }
+            for key in table.keys.sorted() { if let inner = table[key] { Self.texts(in: inner, into: &texts) } }
+        case .array:
+            guard let array = value.array else { return }
+            for index in 0..<array.count { Self.texts(in: array[index], into: &texts) }
+        case .string: texts.append(value.string ?? "")
+        case .int, .bool, .double: return
+        default: texts.append(render(value, key: "value").trimmingCharacters(in: .whitespaces))
         }
     }
 
@@ -457,6 +477,7 @@ public struct Config: Sendable, Equatable {
             // `config`, which lists keys, shows the whole configuration; found by ./fuzz config).
             if section.keys.isEmpty { continue }
             config.featureSettings[key] = json(section)
+            texts(in: section, into: &config.featureTexts)
         }
         return config
     }

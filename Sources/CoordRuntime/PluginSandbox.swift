@@ -179,19 +179,10 @@ public enum PluginSandbox {
     static func settingFiles(_ config: Config) -> [String] {
         let base = config.source.map { ($0 as NSString).deletingLastPathComponent } ?? FileManager.default.currentDirectoryPath
         var files: [String] = []
-        func visit(_ value: Any) {
-            switch value {
-            case let text as String where !text.isEmpty && text.count < 4096:
-                let path = text.hasPrefix("/") ? text : (base as NSString).appendingPathComponent(text)
-                var isFolder: ObjCBool = false
-                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue { files.append(path) }
-            case let list as [Any]: list.forEach(visit)
-            case let table as [String: Any]: table.values.forEach(visit)
-            default: break
-            }
-        }
-        for json in config.featureSettings.values {
-            if let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) { visit(object) }
+        for text in config.featureTexts where !text.isEmpty && text.count < 4096 {
+            let path = text.hasPrefix("/") ? text : (base as NSString).appendingPathComponent(text)
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue { files.append(path) }
         }
         return files
     }
