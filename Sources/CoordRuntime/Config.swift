@@ -111,6 +111,23 @@ public struct Config: Sendable, Equatable {
     /// was built.
     public static let builtInText = String(decoding: PackageResources.coordsh_toml, as: UTF8.self)
 
+    /// The built-in defaults as toml++ reads them at every start: their lines of comment left
+    /// out, which were half of its work on the file (scanned a character at a time), unless
+    /// the text has a multi-line string, where such a line would be content.
+    static let builtInTOML: String = {
+        let bytes = PackageResources.coordsh_toml
+        let quotes = [UInt8(ascii: "\""), UInt8(ascii: "'")].map { [UInt8](repeating: $0, count: 3) }
+        for quote in quotes where bytes.indices.contains(where: { bytes[$0...].starts(with: quote) }) { return builtInText }
+        var kept: [UInt8] = []
+        kept.reserveCapacity(bytes.count)
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            if line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) == UInt8(ascii: "#") { continue }
+            kept += line
+            kept.append(UInt8(ascii: "\n"))
+        }
+        return String(decoding: kept, as: UTF8.self)
+    }()
+
     /// The built-in defaults alone. They are the shipped file, which a test loads; should it
     /// ever fail to parse, the shell still starts with no plugin folders rather than trapping.
     public static func builtIn() -> Config {
@@ -124,8 +141,9 @@ public struct Config: Sendable, Equatable {
         return try layered(over: try readText(path), path: path)
     }
 
-    static func parse(_ text: String, path: String) throws(ConfigError) -> TOMLTable {
-        try TOMLAbortGuard.check(text, path: path)
+    /// `known`: the built-in text, which toml++ is known to read without aborting.
+    static func parse(_ text: String, path: String, known: Bool = false) throws(ConfigError) -> TOMLTable {
+        if !known { try TOMLAbortGuard.check(text, path: path) }
         do {
             return try TOMLTable(string: text)
         } catch let error as TOMLParseError {
@@ -137,9 +155,16 @@ public struct Config: Sendable, Equatable {
 
     /// The defaults with `text`'s keys put over them, key by key inside each table.
     package static func layered(over text: String?, path: String?) throws(ConfigError) -> Config {
-        let table = try parse(builtInText, path: "(built-in defaults)")
+        let table = try parse(builtInTOML, path: "(built-in defaults)", known: true)
         var fromFile: Set<String> = []
-        if let text, let path {
+        if let text, path != nil, text == builtInText {
+            // The shipped defaults as a file (`--config config/coordsh.toml`, the build tree's
+            // own): every key is the file's, and the values are the defaults already parsed.
+            for key in table.keys {
+                guard let section = table[key]?.table else { continue }
+                for inner in section.keys { fromFile.insert(dottedKey(key, inner)) }
+            }
+        } else if let text, let path {
             let file = try parse(text, path: path)
             for key in file.keys {
                 guard let value = file[key] else { continue }
