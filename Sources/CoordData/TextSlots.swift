@@ -1,13 +1,15 @@
 import Foundation
 
 /// A small memo from a text (a statement, with the feature that runs it) to what was found for
-/// it, in front of a slower lookup: a text picks one of 256 slots by its length and its first,
-/// middle and last eight bytes, and is compared byte for byte with the copy the slot keeps. A
-/// miss, or a slot another text took, goes to the slower lookup, whose answer takes the slot.
+/// it, in front of a slower lookup: a text picks one of 256 slots by its length, its tag's
+/// length and its first, middle and last eight bytes, and is compared byte for byte with the
+/// copy the slot keeps. A miss, or a slot another text took, goes to the slower lookup, whose
+/// answer takes the slot.
 ///
-/// The lookups it fronts — GRDB's statement cache, the statement check's verdicts — hash a
-/// statement's whole text with SipHash at every run, which cost more than the rest of the
-/// lookup for the few statements a command runs thousands of times in a batch script. Texts
+/// The lookups it fronts hash the statement's text with SipHash at every run — GRDB's statement
+/// cache all of it, the statement check's verdicts up to 80 bytes of it and the feature — which
+/// cost more than the rest of the lookup for the few statements a command runs thousands of
+/// times in a batch script. Texts
 /// are compared as bytes, the way SQLite reads them: two texts Swift calls equal (`café` written
 /// two ways) are two texts here (see `SQLiteText.swift`).
 struct TextSlots<Value> {
