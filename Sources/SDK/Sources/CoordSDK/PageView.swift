@@ -18,7 +18,8 @@ open class PageView: Responder {
     public init(page: any Page) {
         self.page = page
         pageRoute = page.route
-        super.init(pageIdentifier: pageRoute.description)
+        super.init(identifier: pageRoute.description)
+        becomePage()
     }
 
     open override var chainDescription: String { "page \(pageRoute)" }

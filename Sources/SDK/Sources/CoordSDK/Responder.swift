@@ -13,8 +13,10 @@ open class Responder: NeedsDependency {
     public internal(set) weak var parent: Responder? {
         didSet { advanceEpoch() }
     }
-    /// A page view: a leaf of the tree, whose changes only touch paths that start at it.
-    final let isPage: Bool
+    /// A page view: a leaf of the tree, whose changes only touch paths that start at it. Set by
+    /// `PageView.init` (`becomePage`), not by an initializer of its own: a designated
+    /// initializer clients cannot see would change the released interface of this open class.
+    final private(set) var isPage = false
 
     var handlers: [Int32: HandlerEntry] = [:]
     var queue = MessageQueue() {
@@ -24,7 +26,7 @@ open class Responder: NeedsDependency {
     /// looks for its queued messages after every command, and when this is 0 there is none.
     @_spi(Host) public private(set) static var queuedAnywhere = 0
     // Unchecked: read on every send, only from the main actor, never held across a call.
-    @exclusivity(unchecked) final var dispatchCache: DispatchCache
+    @exclusivity(unchecked) final var dispatchCache = DispatchCache(watchesPages: false)
 
     /// The app-wide services as this level sees them. Setting it replays queued messages whose
     /// needs are now met; coordinators also pass it on to their children and views.
@@ -36,13 +38,10 @@ open class Responder: NeedsDependency {
     /// coordinator links it into the chain.
     public init(identifier: String) {
         self.identifier = identifier
-        isPage = false
-        dispatchCache = DispatchCache(watchesPages: false)
     }
 
-    /// A page view's level (`PageView.init`).
-    init(pageIdentifier identifier: String) {
-        self.identifier = identifier
+    /// Makes this level a page view's (`PageView.init`, before anything can send from it).
+    final func becomePage() {
         isPage = true
         dispatchCache = DispatchCache(watchesPages: true)
     }

@@ -118,9 +118,9 @@ public final class SceneCoordinator: Coordinator {
     }
 
     /// Advances every time a page is shown (even the same one again), so the shell knows when
-    /// to print the page after a command. Unchecked: an integer read or bumped in one step,
-    /// never held across a call, read several times a command.
-    @exclusivity(unchecked) public private(set) var displayCount = 0
+    /// to print the page after a command. (Checked: an attribute on it would be part of the
+    /// released interface.)
+    public private(set) var displayCount = 0
 
     func makeActive(_ coordinator: Coordinator) {
         displayCount += 1
