@@ -14,10 +14,11 @@
     /// starts a word.
     public static func split(_ line: String) throws(UnterminatedQuote) -> [String] {
         var line = line
-        let words: Result<[String], UnterminatedQuote> = line.withUTF8 { bytes in
-            do throws(UnterminatedQuote) { return .success(try split(bytes)) } catch { return .failure(error) }
-        }
-        return try words.get()
+        // A word is gathered in scratch space as long as the line (no word is longer), on the
+        // stack for a line of a few hundred bytes.
+        return try line.withUTF8 { bytes in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) { split(bytes, $0) }
+        }.get()
     }
 
     // Byte by byte over the UTF-8: every character with a meaning here is ASCII, and no byte of
@@ -25,17 +26,9 @@
     // still a quote and the word splits as it reads — the same words as scalar by scalar, for a
     // quarter of the cost of appending each scalar to a `String.UnicodeScalarView` (4,500
     // instructions for `cart add 3`, 3.6 % of a batch script). An escaped scalar of several
-    // bytes is taken whole: its first byte is escaped, and the rest are never special.
-    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) throws(UnterminatedQuote) -> [String] {
-        // A word is gathered in scratch space as long as the line (no word is longer), on the
-        // stack for a line of a few hundred bytes.
-        let words: Result<[String], UnterminatedQuote> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) { scratch in
-            do throws(UnterminatedQuote) { return .success(try split(bytes, scratch)) } catch { return .failure(error) }
-        }
-        return try words.get()
-    }
-
-    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ scratch: UnsafeMutableBufferPointer<UInt8>) throws(UnterminatedQuote) -> [String] {
+    // bytes is taken whole: its first byte is escaped, and the rest are never special. (A
+    // `Result`, not a typed throw: the closures it runs in rethrow untyped errors.)
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ scratch: UnsafeMutableBufferPointer<UInt8>) -> Result<[String], UnterminatedQuote> {
         let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), single = UInt8(ascii: "'"), double = UInt8(ascii: "\"")
         let backslash = UInt8(ascii: "\\"), hash = UInt8(ascii: "#")
         var words: [String] = []
@@ -71,7 +64,7 @@
                     escaped = true
                     inWord = true
                 } else if byte == hash, !inWord {
-                    return words
+                    return .success(words)
                 } else if byte == space || byte == tab {
                     if inWord { endWord() }
                     inWord = false
@@ -81,9 +74,9 @@
                 }
             }
         }
-        if quote != 0 || escaped { throw UnterminatedQuote() }
+        if quote != 0 || escaped { return .failure(UnterminatedQuote()) }
         if inWord { endWord() }
-        return words
+        return .success(words)
     }
 
     /// `word` in single quotes (a `'` inside written `'\''`), so that `split` gives it back
