@@ -27,7 +27,7 @@ public enum CommandLineEntry {
             execServer(arguments)
         default:
             if let line = CommonLine.read(arguments) {
-                exit(CoordshCommand.start(line.options, supervised: line.supervised, singleProcess: line.singleProcess))
+                CoordshCommand.start(line.options, supervised: line.supervised, singleProcess: line.singleProcess)
             }
             main(CoordshCommand.self, arguments)
         }

@@ -53,8 +53,7 @@ struct CoordshCommand: ParsableCommand {
     }
 
     func run() throws {
-        let status = Self.start(options, supervised: supervised, singleProcess: singleProcess)
-        if status != 0 { throw ExitCode(status) }
+        Self.start(options, supervised: supervised, singleProcess: singleProcess)
     }
 
     /// What the options say, for the shell (`CommonLine` reads the common lines into the same).
@@ -67,13 +66,19 @@ struct CoordshCommand: ParsableCommand {
         return options
     }
 
-    /// Runs the shell; its exit status.
-    static func start(_ given: Shell.Options, supervised: Bool, singleProcess: Bool) -> Int32 {
+    /// Runs the shell and ends the process with its exit status.
+    static func start(_ given: Shell.Options, supervised: Bool, singleProcess: Bool) -> Never {
         var options = given
         // At a terminal the app runs supervised: a person's session is worth a worker process.
         // Scripts (-c, -f, piped stdin) stay in one process unless asked: they start faster,
         // and a crash there is an exit status, not a lost session.
         options.supervised = supervised || (options.isInteractive && !singleProcess)
-        return MainActor.assumeIsolated { Shell(options: options).run() }
+        return MainActor.assumeIsolated { () -> Never in
+            let shell = Shell(options: options)
+            let status = shell.run()
+            // The process ends with the shell and the app it ran still held (`Shell.ranApp`):
+            // the kernel frees their memory, instead of the process freeing each object first.
+            withExtendedLifetime(shell) { Glibc.exit(status) }
+        }
     }
 }
