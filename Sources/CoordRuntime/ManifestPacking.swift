@@ -133,7 +133,10 @@ package enum ManifestPacking {
         /// `maxSplits + 1` of them.
         private func split(_ range: Range<Int>, _ separator: Unicode.Scalar, maxSplits: Int = .max) -> [Range<Int>] {
             let separator = byte(separator)
+            // Counted first, so that the pieces take one allocation (grown append by append,
+            // they took four or five: a tenth of what registering a plugin from the cache cost).
             var pieces: [Range<Int>] = []
+            pieces.reserveCapacity(min(range.count { bytes[$0] == separator }, maxSplits) + 1)
             var start = range.lowerBound
             for index in range where bytes[index] == separator && pieces.count < maxSplits {
                 pieces.append(start..<index)
