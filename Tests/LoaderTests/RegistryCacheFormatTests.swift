@@ -113,5 +113,14 @@ import Testing
         fields[13] = VerdictCache.seal(fields.prefix(13))
         lines[cart] = fields.joined(separator: "\t")
         #expect(VerdictCache.parse(lines.joined(separator: "\n") + "\n")["/p/libcart.so"]?.size == 45_225, "a line resealed after an edit is read")
+        // The seal is read back only as the cache writes it: 16 lower-case hex digits. The same
+        // number in capitals, shorter, or with a sign is not a seal.
+        let seal = fields[13]
+        #expect(seal.count == 16 && seal != seal.uppercased(), "the seal has letters to put in capitals: \(seal)")
+        for written in [seal.uppercased(), String(seal.dropFirst()), "+" + seal.dropFirst()] {
+            fields[13] = written
+            lines[cart] = fields.joined(separator: "\t")
+            #expect(VerdictCache.parse(lines.joined(separator: "\n") + "\n")["/p/libcart.so"] == nil, "seal \(written)")
+        }
     }
 }
