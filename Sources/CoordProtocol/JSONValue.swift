@@ -65,7 +65,7 @@ public enum JSONValue: Sendable, Equatable {
         case let number as NSNumber:
             if number.isJSONBoolean {
                 self = .bool(number.boolValue)
-            } else if number.isJSONInteger, let int = value as? Int {
+            } else if number.isJSONInteger, let int = Int(exactly: number) {
                 self = .int(int)
             } else {
                 self = .double(number.doubleValue)

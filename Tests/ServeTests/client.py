@@ -241,6 +241,11 @@ fault("a line over 65536 characters", obj={"type": "run", "id": 1, "line": "echo
 fault("a first frame that is not hello", obj={"type": "run", "id": 1, "line": "help"}, expect_code="handshake")
 fault("a wrong protocol version names both", obj={"type": "hello", "version": 99}, expect_code="version")
 fault("a field of the wrong type", obj={"type": "hello", "version": "1"}, expect_code="request")
+# Numbers that are not integers JSON-wise, or not ones an Int holds, are refused like a string.
+fault("an id with a fraction", obj={"type": "run", "id": 1.5, "line": "help"}, hello=True, expect_code="request")
+fault("an id that is true", obj={"type": "run", "id": True, "line": "help"}, hello=True, expect_code="request")
+fault("an id past the largest integer", obj={"type": "run", "id": 2**64 - 1, "line": "help"}, hello=True, expect_code="request")
+fault("a document flag that is a number", obj={"type": "run", "id": 1, "line": "help", "document": 1}, hello=True, expect_code="request")
 fault("no hello within the handshake timeout", expect_code="handshake_timeout", wait=5)
 s = Client(hello=False)
 s.sock.sendall(struct.pack(">I", 100) + b"{\"type\":")  # cut short, then gone
