@@ -90,9 +90,11 @@ extension AppCoordinator {
         guard let value, access == nil || access === holder else { return nil }
         var stored = value.stored(key.key)
         if let sealed = stored as? SealedService { stored = sealed.service }
-        if let service = stored as? Service { return service }
-        if loading, let deferred = stored as? DeferredService { return deferred.service() as? Service }
-        return nil
+        // A provider not loaded yet is known by its class before any cast to the service's
+        // protocol: that cast, failing, searched every image's conformance records (a
+        // supervised start asks for the login token of its first scene).
+        if let deferred = stored as? DeferredService { return loading ? deferred.service() as? Service : nil }
+        return stored as? Service
     }
 }
 
