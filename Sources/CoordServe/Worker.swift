@@ -54,12 +54,12 @@ public enum Worker {
         _ = coordsh_stack_report_install(SIGUSR2)
         // The front's --db comes in the environment (WireProtocol.workerDatabaseVariable), and goes
         // no further: the children this process starts (vetting) do not need it.
-        let database = options.app.databasePath ?? ProcessInfo.processInfo.environment[WireProtocol.workerDatabaseVariable]
+        let database = options.app.databasePath ?? variable(WireProtocol.workerDatabaseVariable)
         // Opened before the sandbox: the file is the front's, outside every folder it allows.
-        let marker = ProcessInfo.processInfo.environment[WireProtocol.workerRunningVariable].flatMap(RunningMarker.init(path:))
+        let marker = variable(WireProtocol.workerRunningVariable).flatMap(RunningMarker.init(path:))
         // The front's count of its workers' crashes and restarts (`plugins stats`); read before
         // the environment is blanked.
-        let history = ProcessInfo.processInfo.environment[WorkerHistory.variable].flatMap(WorkerHistory.init(encoded:))
+        let history = variable(WorkerHistory.variable).flatMap(WorkerHistory.init(encoded:))
         // This process runs the plugins: confined before the first one loads, its environment
         // blanked of everything not on the allow-list (the database variable among it). The
         // person's grants are read only here: the front writes them, a new worker reads them.
@@ -121,6 +121,13 @@ public enum Worker {
             }
         }
         return 0
+    }
+
+    /// One variable of this process's environment. `ProcessInfo`'s `environment` makes a
+    /// dictionary of all of them at each read (≈ 420,000 instructions a read, three reads on
+    /// the way to a supervised shell's first answer).
+    private static func variable(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
     }
 
     /// One scene's connection, from the front: the protocol handler on it, as on a client's,
