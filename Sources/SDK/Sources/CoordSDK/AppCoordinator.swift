@@ -215,8 +215,8 @@ public final class AppCoordinator: Coordinator {
             }
             var service = dependencies?.stored(key)
             // Only a view that was granted the slot holds this placeholder unsealed.
-            if let sealed = service as? SealedService { service = sealed.service }
-            return service is DeferredService ? nil : service
+            if let sealed = exactly(service, SealedService.self) { service = sealed.service }
+            return exactly(service, DeferredService.self) != nil ? nil : service
         }
     }
 

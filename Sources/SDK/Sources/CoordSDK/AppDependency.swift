@@ -131,13 +131,14 @@ public struct AppDependency {
     @inline(never)
     private func readStored<Service>(_ id: Int32, as _: Service.Type, keeping: Bool) -> Service? {
         let stored = services[id]
-        // The placeholder of an unloaded feature is no service protocol's type, so the
-        // first cast fails for it, and it is read through each time (it loads the plugin).
+        // The placeholder of an unloaded feature is read through each time (it loads the
+        // plugin), and known by its class before any cast to the service's protocol, which
+        // for it could only fail, after a search of every conformance record.
+        if let deferred = exactly(stored, DeferredService.self) { return deferred.service() as? Service }
         if let service = stored as? Service {
             if keeping { typedReads.remember(TypedRead(service), for: id) }
             return service
         }
-        if let deferred = stored as? DeferredService { return deferred.service() as? Service }
         return nil
     }
 
@@ -159,8 +160,8 @@ public struct AppDependency {
     /// The untyped service in a slot (nil for a sealed one).
     public func service(_ key: DependencyKey) -> Any? {
         let stored = services[key.id]
-        if let deferred = stored as? DeferredService { return deferred.service() }
-        if stored is SealedService { return nil }
+        if let deferred = exactly(stored, DeferredService.self) { return deferred.service() }
+        if exactly(stored, SealedService.self) != nil { return nil }
         return stored
     }
 
@@ -174,7 +175,7 @@ public struct AppDependency {
 
     /// False when the slot is filled by a feature whose plugin is not loaded yet (reading it
     /// would load the plugin).
-    public func isLoaded(_ key: DependencyKey) -> Bool { !(services[key.id] is DeferredService) }
+    public func isLoaded(_ key: DependencyKey) -> Bool { exactly(services[key.id], DeferredService.self) == nil }
 
     /// Who provided a slot (`host`, or a plugin's name).
     public func provider(of key: DependencyKey) -> String? { providers[key.id] }
@@ -186,7 +187,7 @@ public struct AppDependency {
     public var entries: [(key: String, provider: String, type: String)] {
         keys.map { key in
             let service = services[key.id]
-            let type = service is DeferredService ? "not loaded yet" : service is SealedService ? "guarded" : service.map { String(describing: Swift.type(of: $0)) } ?? "?"
+            let type = exactly(service, DeferredService.self) != nil ? "not loaded yet" : exactly(service, SealedService.self) != nil ? "guarded" : service.map { String(describing: Swift.type(of: $0)) } ?? "?"
             return (key.name, providers[key.id] ?? "?", type)
         }.sorted { $0.key < $1.key }
     }

@@ -29,14 +29,14 @@ final class SealedService {
 extension AppDependency {
     /// Replaces the service in `key`'s slot by its sealed form (keeping who provided it).
     mutating func seal(_ key: DependencyKey) {
-        guard let stored = stored(key), !(stored is SealedService) else { return }
+        guard let stored = stored(key), exactly(stored, SealedService.self) == nil else { return }
         set(key, SealedService(stored), provider: provider(of: key))
     }
 
     /// The service sealed in `key`'s slot, unsealed; an empty slot marked denied when
     /// `granted` is false.
     mutating func unseal(_ key: DependencyKey, granted: Bool) {
-        guard let sealed = stored(key) as? SealedService else { return }
+        guard let sealed = exactly(stored(key), SealedService.self) else { return }
         if granted {
             set(key, sealed.service, provider: provider(of: key))
         } else {
@@ -89,11 +89,11 @@ extension AppCoordinator {
     ) -> Service? {
         guard let value, access == nil || access === holder else { return nil }
         var stored = value.stored(key.key)
-        if let sealed = stored as? SealedService { stored = sealed.service }
+        if let sealed = exactly(stored, SealedService.self) { stored = sealed.service }
         // A provider not loaded yet is known by its class before any cast to the service's
         // protocol: that cast, failing, searched every image's conformance records (a
         // supervised start asks for the login token of its first scene).
-        if let deferred = stored as? DeferredService { return loading ? deferred.service() as? Service : nil }
+        if let deferred = exactly(stored, DeferredService.self) { return loading ? deferred.service() as? Service : nil }
         return stored as? Service
     }
 }
