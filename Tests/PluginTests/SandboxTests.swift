@@ -127,7 +127,7 @@ struct SandboxTests {
         /// The script: a read the sandbox allows (so the plugin demonstrably runs), every
         /// attempt, and a last command that must still run.
         var script: String {
-            (["intrude read /etc/passwd", "intrude note hello"] + attempts.map(\.line) + ["intrude note again", "echo still serving"]).joined(separator: "\n") + "\n"
+            (["intrude read /etc/passwd", "intrude note hello", "intrude env XDG_RUNTIME_DIR"] + attempts.map(\.line) + ["intrude note again", "echo still serving"]).joined(separator: "\n") + "\n"
         }
 
         /// What the attempts must have left: each refused in one line, nothing read or changed.
@@ -135,6 +135,8 @@ struct SandboxTests {
             #expect(result.status == 1, "\(mode): batch mode exits 1 after the refusals: \(result.stderr)")
             #expect(result.stdout.contains("read ") && result.stdout.contains("root:"), "\(mode): the plugin runs: \(result.stdout)")
             #expect(result.stdout.hasSuffix("still serving\n"), "\(mode): \(result.stdout)")
+            // What the allow-list keeps is still there for the plugin (the scrub found its name).
+            #expect(result.stdout.contains("XDG_RUNTIME_DIR=\(folder)/run (environment)"), "\(mode): \(result.stdout)")
             // Its own table, before and after every refusal: it works with what is its own.
             #expect(result.stdout.components(separatedBy: " notes").count - 1 == 2, "\(mode): its own table: \(result.stdout)")
             let errors = result.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("coordsh: error: ") }
