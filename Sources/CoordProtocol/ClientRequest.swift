@@ -87,7 +87,7 @@ struct Fields {
     }
 
     func optionalString(_ name: String) throws(ProtocolError) -> String? {
-        guard let value = object[name], !(value is NSNull) else { return nil }
+        guard let value = object[name], !isJSONNull(value) else { return nil }
         guard let text = value as? String else { throw ProtocolError("request", "field '\(name)' must be a string") }
         return text
     }
@@ -112,6 +112,13 @@ struct Fields {
             throw ProtocolError("request", "field '\(name)' must be true or false")
         }
         return value
+    }
+
+    /// A flag that may be left out: true or false, or a number that is exactly one of them
+    /// (what `as? Bool` took); false when absent or anything else. Read from the number
+    /// itself: the bridging cast to `Bool` looked its way up through the conformance records.
+    func flag(_ name: String) -> Bool {
+        (object[name] as? NSNumber).flatMap { Bool(exactly: $0) } ?? false
     }
 
     func optionalStrings(_ name: String) throws(ProtocolError) -> [String]? {

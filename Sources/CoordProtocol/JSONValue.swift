@@ -59,17 +59,11 @@ public enum JSONValue: Sendable, Equatable {
     /// What Foundation's parser gave (a frame's `document`): every value checked, booleans
     /// told from numbers by their type code (Foundation gives both as NSNumber).
     public init(parsing value: Any) throws(ProtocolError) {
+        // The parser's own Swift types first: asked whether a string, a list or an object is
+        // an `NSNumber`, the runtime bridged it to Foundation's class to find out.
         switch value {
-        case is NSNull:
+        case _ where isJSONNull(value):
             self = .null
-        case let number as NSNumber:
-            if number.isJSONBoolean {
-                self = .bool(number.boolValue)
-            } else if number.isJSONInteger, let int = Int(exactly: number) {
-                self = .int(int)
-            } else {
-                self = .double(number.doubleValue)
-            }
         case let string as String:
             self = .string(string)
         case let array as [Any]:
@@ -81,6 +75,14 @@ public enum JSONValue: Sendable, Equatable {
             var members: JSONObject = [:]
             for (key, element) in object { members[key] = try JSONValue(parsing: element) }
             self = .object(members)
+        case let number as NSNumber:
+            if number.isJSONBoolean {
+                self = .bool(number.boolValue)
+            } else if number.isJSONInteger, let int = Int(exactly: number) {
+                self = .int(int)
+            } else {
+                self = .double(number.doubleValue)
+            }
         default:
             throw ProtocolError("reply", "a document holds a \(type(of: value)), which is not JSON")
         }

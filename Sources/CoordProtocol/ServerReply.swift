@@ -147,7 +147,7 @@ public enum ServerReply: Sendable {
 
     /// A result's `document`: an object, null or absent.
     static func document(in object: [String: Any]) throws(ProtocolError) -> JSONObject? {
-        guard let value = object["document"], !(value is NSNull) else { return nil }
+        guard let value = object["document"], !isJSONNull(value) else { return nil }
         guard case .object(let document) = try JSONValue(parsing: value) else {
             throw ProtocolError("reply", "a result's document must be an object")
         }
@@ -195,8 +195,8 @@ public enum ServerReply: Sendable {
             return .result(RunResult(
                 id: try f.int("id"), status: try f.int("status"), lines: try f.optionalStrings("lines") ?? [],
                 document: documents ? try document(in: object) : nil, notices: notices, error: error,
-                route: try f.optionalString("route"), quit: (object["quit"] as? Bool) ?? false,
-                secret: (object["secret"] as? Bool) ?? false, resume: try f.optionalString("resume"),
+                route: try f.optionalString("route"), quit: f.flag("quit"),
+                secret: f.flag("secret"), resume: try f.optionalString("resume"),
                 queued: try (object["queued"] as? [Any] ?? []).map { item throws(ProtocolError) -> (line: String, from: String?) in
                     guard let entry = item as? [String: Any] else { throw ProtocolError("reply", "a queued entry must be an object") }
                     return (try Fields(entry).string("line"), try Fields(entry).optionalString("from"))
@@ -208,7 +208,7 @@ public enum ServerReply: Sendable {
         case "pong":
             return .pong(id: try f.int("id"))
         case "event":
-            return .event(Notice(text: try f.string("text"), isWarning: (object["warning"] as? Bool) ?? false, kind: try Notice.kind(in: object)))
+            return .event(Notice(text: try f.string("text"), isWarning: f.flag("warning"), kind: try Notice.kind(in: object)))
         case "error":
             return .error(id: try f.optionalInt("id"), code: try f.string("code"), message: try f.string("message"))
         case "goodbye":
