@@ -113,19 +113,20 @@ public enum Sandbox {
             coordsh_loaded_objects({ path, context in
                 guard let path, let context else { return }
                 let paths = Unmanaged<Paths>.fromOpaque(context).takeUnretainedValue()
-                paths.folders.insert(Sandbox.folder(of: path))
+                if let folder = Sandbox.folder(of: path) { paths.folders.insert(folder) }
             }, Unmanaged.passUnretained(paths).toOpaque())
         }
         return paths.folders.sorted()
     }
 
     /// The folder of an absolute path as the loader gives it: the bytes before its last `/`,
-    /// without the slashes that end them (`/` for a file at the root). `NSString`'s
-    /// `deletingLastPathComponent` said the same for these paths and cost ≈ 30,000
-    /// instructions a library at every start (BENCHMARKS.md, issue 41).
-    static func folder(of path: UnsafePointer<CChar>) -> String {
+    /// without the slashes that end them (`/` for a file at the root); nil for a path that is
+    /// not absolute, which names no folder to open. `NSString`'s `deletingLastPathComponent`
+    /// said the same for these paths and cost ≈ 30,000 instructions a library at every start
+    /// (BENCHMARKS.md, issue 41).
+    static func folder(of path: UnsafePointer<CChar>) -> String? {
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self), count: strlen(path))
-        guard var end = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        guard bytes.first == UInt8(ascii: "/"), var end = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
         while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
         return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
     }
@@ -149,7 +150,7 @@ public enum Sandbox {
     /// The names of this process's environment variables, each once, read from `environ`:
     /// `ProcessInfo`'s `environment` builds a dictionary of every name and value first
     /// (≈ 400,000 instructions at every start). A name is what comes before an entry's first
-    /// `=`; an entry without one is no variable, as `ProcessInfo` has it.
+    /// `=`; an entry without one names no variable to keep (the scrub removes it).
     static func environmentNames() -> [String] {
         var names: [String] = []
         var seen = Set<String>()
