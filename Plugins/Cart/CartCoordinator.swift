@@ -67,12 +67,16 @@ final class CartCoordinator: Coordinator {
     var guest: CartOwner { CartCoordinator.guest(dependencies) }
 
     static func owner(_ dependencies: AppDependency?) -> CartOwner {
-        dependencies?[Services.user].map { .user($0.id) } ?? guest(dependencies)
+        if let user = dependencies?[Services.user] { return .user(user.id) }
+        return guest(dependencies)
     }
 
     /// The scene's guest cart: its visitor's (the host says who the scene is for).
     static func guest(_ dependencies: AppDependency?) -> CartOwner {
-        dependencies?[Services.visitor].map { .guest($0.key) } ?? .sharedGuest
+        // Not `Optional.map`: a closure made on the main actor and handed to the standard
+        // library checks its executor at each call, and this runs twice a cart command.
+        if let visitor = dependencies?[Services.visitor] { return .guest(visitor.key) }
+        return .sharedGuest
     }
 
     /// A client's guest cart is its scene's alone: when the scene closes, it goes too.

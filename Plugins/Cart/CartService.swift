@@ -268,7 +268,9 @@ final class CartService: CartManaging {
             lines.append(CartLine(product: product, quantity: row.int("quantity")))
         }
         let currency = lines.first?.product.price.currency ?? "EUR"
-        let subtotal = Money(minor: lines.reduce(0) { $0 + $1.total.minor }, currency: currency)
+        var sum = 0  // a loop: `reduce`'s closure, made on the main actor, checks its executor each call
+        for line in lines { sum += line.total.minor }
+        let subtotal = Money(minor: sum, currency: currency)
         var code = try db.row("SELECT offer_code FROM carts WHERE owner = ?", [SQLValue(owner.description)])?.optionalString("offer_code")
         var discount = Money.zero(currency)
         if let current = code {

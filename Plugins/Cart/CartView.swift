@@ -69,10 +69,14 @@ final class CartView: PageView {
     }
 
     static func lines(_ summary: CartSummary) -> [String] {
-        var lines = summary.lines.map { line in
-            "  " + "#\(line.product.id)".column(5)
+        // A loop, not `map`: a closure handed to the standard library from this main-actor
+        // class checks its executor at each call.
+        var lines: [String] = []
+        lines.reserveCapacity(summary.lines.count + 3)
+        for line in summary.lines {
+            lines.append("  " + "#\(line.product.id)".column(5)
                 + line.product.name.column(30)
-                + " \(line.quantity) × \(line.product.price) = \(line.total)"
+                + " \(line.quantity) × \(line.product.price) = \(line.total)")
         }
         if summary.isEmpty { return lines }
         lines.append("  subtotal \(summary.subtotal)")

@@ -98,13 +98,16 @@ final class ProductView: PageView {
     }
 
     override func render() -> Rendering {
-        Rendering(
+        // The empty summary left out by hand: a closure handed to `filter` from this main-actor
+        // class checks its executor at each call.
+        var lines: [String] = []
+        lines.reserveCapacity(3)
+        lines.append("\(product.price) · \(product.category)")
+        if !product.summary.isEmpty { lines.append(product.summary) }
+        lines.append("cart add [QTY] — put this product in the cart · back — return")
+        return Rendering(
             title: "#\(product.id) \(product.name)",
-            lines: [
-                "\(product.price) · \(product.category)",
-                product.summary,
-                "cart add [QTY] — put this product in the cart · back — return",
-            ].filter { !$0.isEmpty },
+            lines: lines,
             fields: ["productID": String(product.id), "price": String(product.price.minor), "currency": product.price.currency])
     }
 }

@@ -91,7 +91,9 @@ final class ContentStore: ContentManaging {
     }
 
 
-    private static func product(_ row: SQLRow) -> Product {
+    /// Nonisolated: it reads only the row, and handed to `map` as a method of this main-actor
+    /// class it would check its executor at each call (every line a cart prices).
+    private nonisolated static func product(_ row: SQLRow) -> Product {
         Product(
             id: row.int("id"), name: row.string("name"), category: row.string("category"),
             price: Money(minor: row.int("price"), currency: row.string("currency")), summary: row.string("description"))
