@@ -24,7 +24,7 @@ public struct CommandResult {
     /// rendering may read the database (the cart prices its lines).
     @MainActor mutating func show(_ view: PageView) {
         let shown = ShownPage(route: view.pageRoute, rendering: view.measuredRender())
-        lines += Self.lines(of: shown.rendering)
+        Self.append(shown.rendering, to: &lines)
         page = shown
     }
 
@@ -38,7 +38,17 @@ public struct CommandResult {
 
     /// A rendering as the shell prints it: the title as a heading, then the body.
     static func lines(of rendering: Rendering) -> [String] {
-        ["── \(rendering.title) ──"] + rendering.lines
+        var lines: [String] = []
+        append(rendering, to: &lines)
+        return lines
+    }
+
+    /// The page's title line and lines added to `lines` with one allocation (a one-line array
+    /// joined with the page's, then appended, made two more and copied the lines twice).
+    private static func append(_ rendering: Rendering, to lines: inout [String]) {
+        lines.reserveCapacity(lines.count + 1 + rendering.lines.count)
+        lines.append("── \(rendering.title) ──")
+        lines.append(contentsOf: rendering.lines)
     }
 }
 
