@@ -47,7 +47,7 @@ final class DataGuard {
     /// of the text at every statement (`TextSlots`). Emptied whenever `verdicts` loses any.
     /// Unchecked: looked up or filled in one step, never across a call (the decision is made
     /// between the two); the access check cost a third of a lookup.
-    @exclusivity(unchecked) private var recent = TextSlots<CoordError?>()
+    @exclusivity(unchecked) private var recent = TextSlots<KeptVerdict>()
     /// How many statements were compiled to decide (the rest came from the verdicts).
     private(set) var compiled = 0
 
@@ -89,12 +89,12 @@ final class DataGuard {
     /// Throws the one-line refusal when `feature` may not run `sql` outside a migration.
     func check(_ sql: String, feature: String) throws(CoordError) {
         if let known = recent.value(for: sql, tag: feature) {
-            if let refusal = known { throw refusal }
+            if known.refused, let refusal = known.refusal { throw refusal }
             return
         }
         let key = VerdictKey(feature: feature, sql: sql)
         if let known = verdicts[key] {
-            recent.keep(known, for: sql, tag: feature)
+            recent.keep(KeptVerdict(known), for: sql, tag: feature)
             if let refusal = known { throw refusal }
             return
         }
@@ -108,9 +108,23 @@ final class DataGuard {
         // A statement that did not compile is not remembered: the schema may catch up.
         if case .database = verdict {} else {
             verdicts[key] = verdict
-            recent.keep(verdict, for: sql, tag: feature)
+            recent.keep(KeptVerdict(verdict), for: sql, tag: feature)
         }
         if let verdict { throw verdict }
+    }
+
+    /// A verdict as the slots keep it: a reference, and whether it refuses as a plain `Bool`.
+    /// `CoordError` is the SDK's resilient enum, so each copy, test or destruction of a
+    /// `CoordError?` went through its value witnesses (≈ 1,000 instructions a shop command);
+    /// a statement let through now reads one flag.
+    final class KeptVerdict {
+        let refused: Bool
+        let refusal: CoordError?
+
+        init(_ refusal: CoordError?) {
+            self.refusal = refusal
+            refused = refusal != nil
+        }
     }
 
     /// Tables being created by a migration that is running, by the feature running it.
