@@ -14,11 +14,24 @@ public struct CommandResult {
     public private(set) var page: ShownPage?
     /// Set by `quit`.
     public var quit = false
+    /// The message a command sent and what became of it (`handled`, `queued`): the document's
+    /// `message` and `outcome`, kept as two strings until a document is asked for — a script
+    /// run as text never asks, and the dictionary made for every command was ≈ 1 % of one.
+    private var sent: (message: String, outcome: String)?
 
     public init(lines: [String] = [], json: JSONObject = [:]) {
         self.lines = lines
         self.json = json
     }
+
+    /// The result of sending `message`, before any page it showed.
+    init(sent message: String, outcome: String) {
+        self.init()
+        sent = (message, outcome)
+    }
+
+    /// Whether the document has keys other than `ok` (a blank line's result has none).
+    var hasDocumentKeys: Bool { sent != nil || !json.isEmpty || page != nil }
 
     /// Adds the page `view` shows, as text and for the `page` document. The view renders once:
     /// rendering may read the database (the cart prices its lines).
@@ -32,6 +45,10 @@ public struct CommandResult {
     /// run as text never does.
     public var document: JSONObject {
         var document = json
+        if let sent {
+            if document["message"] == nil { document["message"] = .string(sent.message) }
+            if document["outcome"] == nil { document["outcome"] = .string(sent.outcome) }
+        }
         if let page { document["page"] = .object(page.document) }
         return document
     }

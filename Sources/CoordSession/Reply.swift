@@ -32,7 +32,7 @@ public struct Reply {
         if let error {
             return ["ok": false, "error": ["code": .string(error.code), "message": .string(error.message)]]
         }
-        guard !(result.lines.isEmpty && result.json.isEmpty && result.page == nil && notices.isEmpty) else { return nil }
+        guard !(result.lines.isEmpty && !result.hasDocumentKeys && notices.isEmpty) else { return nil }
         var document = result.document
         document["ok"] = true
         if !notices.isEmpty { document["events"] = JSONValue(notices.map(\.text)) }

@@ -222,7 +222,7 @@ public final class Session {
     func send(_ message: Message, from sender: Responder, trace: DispatchTrace?, rendering: Bool = true) throws -> CommandResult {
         let before = scene.displayCount
         let outcome = try trace.map { try sender.send(message, trace: $0) } ?? sender.send(message)
-        var result = CommandResult(json: ["message": .string(message.name.string), "outcome": outcome == .handled ? "handled" : "queued"])
+        var result = CommandResult(sent: message.name.string, outcome: outcome == .handled ? "handled" : "queued")
         if outcome == .queued, !pendingEvents.contains(where: { if case .queued = $0 { true } else { false } }) {
             result.lines.append("\(message.name) is queued; see 'queue'")
         }
