@@ -33,14 +33,14 @@ final class CartView: PageView {
             fields["checkout"] = key
             return Rendering(
                 title: "Checkout (\(summary.itemCount) item\(summary.itemCount == 1 ? "" : "s"), \(summary.total))",
-                lines: Self.lines(summary) + ["payment pay CARD_NUMBER — pay \(summary.total) (checkout \(key.prefix(8)))"],
+                lines: Self.lines(summary, then: "payment pay CARD_NUMBER — pay \(summary.total) (checkout \(key.prefix(8)))"),
                 fields: fields)
         case .cart, nil:
             guard let summary = summary() else { return failed("Cart") }
             let count = summary.itemCount
             return Rendering(
                 title: "Cart (\(count) item\(count == 1 ? "" : "s"))",
-                lines: summary.isEmpty ? ["(empty)"] : Self.lines(summary) + ["cart checkout — check out"],
+                lines: summary.isEmpty ? ["(empty)"] : Self.lines(summary, then: "cart checkout — check out"),
                 fields: Self.fields(summary))
         }
     }
@@ -68,20 +68,23 @@ final class CartView: PageView {
         Rendering(title: title, lines: ["(cannot read the cart: \(readError ?? "unknown error"))"])
     }
 
-    static func lines(_ summary: CartSummary) -> [String] {
+    /// The cart's lines and sums, then `last` (what to do next) in the same array.
+    static func lines(_ summary: CartSummary, then last: String) -> [String] {
         // A loop, not `map`: a closure handed to the standard library from this main-actor
         // class checks its executor at each call.
         var lines: [String] = []
-        lines.reserveCapacity(summary.lines.count + 3)
+        lines.reserveCapacity(summary.lines.count + 4)
         for line in summary.lines {
             lines.append("  " + "#\(line.product.id)".column(5)
                 + line.product.name.column(30)
                 + " \(line.quantity) × \(line.product.price) = \(line.total)")
         }
-        if summary.isEmpty { return lines }
-        lines.append("  subtotal \(summary.subtotal)")
-        if let code = summary.offerCode { lines.append("  offer \(code) −\(summary.discount)") }
-        lines.append("  total \(summary.total)")
+        if !summary.isEmpty {
+            lines.append("  subtotal \(summary.subtotal)")
+            if let code = summary.offerCode { lines.append("  offer \(code) −\(summary.discount)") }
+            lines.append("  total \(summary.total)")
+        }
+        lines.append(last)
         return lines
     }
 
