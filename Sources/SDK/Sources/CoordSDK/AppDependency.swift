@@ -115,6 +115,9 @@ public struct AppDependency {
     /// Reads or fills a typed slot. Setting nil empties it.
     public subscript<Service>(key: ServiceKey<Service>) -> Service? {
         get {
+            // An empty slot (nobody logged in: the user) answers from the filled slots' bits;
+            // it was looked up, tested for a placeholder and cast at every read.
+            guard keys.contains(key.key) else { return nil }
             let id = key.key.id
             // A handler reads the same slots at every command; casting the stored `Any` to a
             // service protocol looks its conformance up each time (4 % of a batch script),
