@@ -11,8 +11,12 @@ final class CartView: PageView {
     /// was shown.
     private var computed: (cart: CartSummary, shown: Int?)?
 
+    /// The page as its own type: `page as? CartPage` was a dynamic cast at every rendering.
+    private let cartPage: CartPage
+
     init(page: CartPage, offer: CartService.Offer?) {
         self.offer = offer
+        cartPage = page
         super.init(page: page)
     }
 
@@ -22,7 +26,7 @@ final class CartView: PageView {
     }
 
     override func render() -> Rendering {
-        switch page as? CartPage {
+        switch cartPage {
         case .offer(let code):
             return Rendering(
                 title: "Offer \(offer?.code ?? code)", lines: [offer?.summary ?? "", "cart offer \(offer?.code ?? code) — apply it to the cart"],
@@ -35,7 +39,7 @@ final class CartView: PageView {
                 title: "Checkout (\(summary.itemCount) item\(summary.itemCount == 1 ? "" : "s"), \(summary.total))",
                 lines: Self.lines(summary, then: "payment pay CARD_NUMBER — pay \(summary.total) (checkout \(key.prefix(8)))"),
                 fields: fields)
-        case .cart, nil:
+        case .cart:
             guard let summary = summary() else { return failed("Cart") }
             let count = summary.itemCount
             return Rendering(
