@@ -21,20 +21,27 @@ public final class PluginWatcher {
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_ATTRIB)
         var watching = 0
         for directory in directories where inotify_add_watch(fd, directory, mask) >= 0 { watching += 1 }
-        if watching == 0 {
-            close(fd)
-            return nil
-        }
+        // No `close` here: an initializer that fails once every property is set still runs
+        // `deinit`, which closes the descriptor (closing it here too closed its number twice).
+        if watching == 0 { return nil }
     }
 
-    deinit { close(descriptor) }
+    /// Where `drain` reads the events, made at its first read and kept: allocating 4 KiB at
+    /// every command's drain was ≈ 600 instructions of a shop command.
+    private var buffer: UnsafeMutableRawPointer?
+    private static let bufferSize = 4096
+
+    deinit {
+        close(descriptor)
+        buffer?.deallocate()
+    }
 
     /// Reads every pending event; true when one of them concerns a `.so` file.
     public func drain() -> Bool {
         var relevant = false
-        let size = 4096
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
-        defer { buffer.deallocate() }
+        let size = Self.bufferSize
+        let buffer = self.buffer ?? UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
+        self.buffer = buffer
         while true {
             let got = read(descriptor, buffer, size)
             guard got > 0 else { return relevant }
