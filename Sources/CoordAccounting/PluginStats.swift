@@ -71,8 +71,9 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
         return result
     }
 
-    /// The scene whose command runs now; set by the session for each command.
-    package var client: String? {
+    /// The scene whose command runs now; set by the session for each command. Unchecked, like
+    /// the slots below: read and set on the main actor between calls, never held across one.
+    @exclusivity(unchecked) package var client: String? {
         // The calls counted so far are the client's that ran them.
         willSet { if newValue != client { FeatureClock.drain() } }
         didSet {
@@ -86,8 +87,8 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
         }
     }
     /// A run of its own longer than this (nanoseconds) is named to the person
-    /// (`[plugins] slow_handler`); 0 names none.
-    package var slowThreshold: UInt64
+    /// (`[plugins] slow_handler`); 0 names none. Unchecked: read at every hand-over and render.
+    @exclusivity(unchecked) package var slowThreshold: UInt64
     package var drainAfter: UInt64 { slowThreshold }
     /// Told the one line that names a slow handler or page.
     package var onSlow: (String) -> Void = { _ in }
@@ -110,8 +111,10 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
     @exclusivity(unchecked) private var messageSlots: [[Int32]] = []
     /// Pages' and services' rows (counted per render or call, not on a dispatch's fast path).
     private var pageSlots: [Key: Int] = [:]
-    /// Pages' rows by feature number and page name (`renderSlot`).
-    private var renderSlots: [Int32: [String: Int]] = [:]
+    /// Pages' rows by feature number, then page name (`renderSlot`): a feature has a few
+    /// pages, found by comparing names (short strings compare as two words) rather than by
+    /// hashing one at every render.
+    @exclusivity(unchecked) private var renderSlots: [[(page: String, slot: Int)]] = []
     @exclusivity(unchecked) private var keys: [Key] = []
     @exclusivity(unchecked) private var figures: [WorkFigures] = []
     /// Per client, by slot (grown as slots are used), without percentiles.
@@ -189,13 +192,13 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
         sink?.waited(keys[slot], slot: slot, nanoseconds: nanoseconds)
     }
 
-    package func rendered(_ page: String, by feature: Int32, cost: CallCost) {
-        let slot = renderSlot(page, feature)
+    package func rendered(_ route: RouteRequest, by feature: Int32, cost: CallCost) {
+        let slot = renderSlot(route, feature)
         let key = keys[slot]
         update(slot) { $0.record(cost, failed: false, refused: false) }
         sink?.ran(key, slot: slot, cost: cost, failed: false, refused: false)
         if slowThreshold > 0, cost.nanoseconds >= slowThreshold {
-            onSlow("slow page: plugin \(key.plugin) took \(Self.duration(cost.nanoseconds)) to render \(page) (over [plugins] slow_handler = \(Self.duration(slowThreshold)))")
+            onSlow("slow page: plugin \(key.plugin) took \(Self.duration(cost.nanoseconds)) to render \(key.name) (over [plugins] slow_handler = \(Self.duration(slowThreshold)))")
         }
     }
 
@@ -235,11 +238,24 @@ package final class PluginStats: FeatureAccounting, @unchecked Sendable {
 
     /// A page's slot, found by its feature's number and then its name: the row's key (whose
     /// plugin name is asked of the feature) is made once, not hashed at every render.
-    private func renderSlot(_ page: String, _ feature: Int32) -> Int {
-        if let known = renderSlots[feature]?[page] { return known }
-        let key = Key(plugin: Self.plugin(of: feature), kind: .page, name: page)
+    private func renderSlot(_ route: RouteRequest, _ feature: Int32) -> Int {
+        let row = Int(feature)
+        if row >= 0, row < renderSlots.count {
+            for known in renderSlots[row] where known.page == route.page { return known.slot }
+        }
+        return newRenderSlot(route, feature)
+    }
+
+    /// A page's first render (by this feature's number): its row's key, named `feature/page`.
+    @inline(never)
+    private func newRenderSlot(_ route: RouteRequest, _ feature: Int32) -> Int {
+        let key = Key(plugin: Self.plugin(of: feature), kind: .page, name: "\(route.feature)/\(route.page)")
         let slot = slot(pageSlots[key], key) { pageSlots[key] = $0 }
-        renderSlots[feature, default: [:]][page] = slot
+        // A feature number below 0 is none (the clock reports none such): found by its key.
+        let row = Int(feature)
+        guard row >= 0 else { return slot }
+        if renderSlots.count <= row { renderSlots.append(contentsOf: repeatElement([], count: row + 1 - renderSlots.count)) }
+        renderSlots[row].append((route.page, slot))
         return slot
     }
 

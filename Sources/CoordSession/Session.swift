@@ -22,8 +22,9 @@ public final class Session {
     public let scene: SceneCoordinator
     public let peer: Peer?
     /// Events (queued, replayed, dropped messages, notes) reported in this scene since the
-    /// last command.
-    private(set) var pendingEvents: [DispatchEvent] = []
+    /// last command. Unchecked, as `startRoute`: read or changed on the main actor in one step
+    /// (an append, a take), never held across a call into plugin code; each command touches both.
+    @exclusivity(unchecked) private(set) var pendingEvents: [DispatchEvent] = []
     let builtins: [Builtin]
     /// Where each builtin stands in `builtins`, by name: every command looks its first word up
     /// here, and a scan of the list, copying each builtin to compare its name, was 2 % of a
@@ -57,7 +58,7 @@ public final class Session {
     /// (`help`, `pages`, …; `Builtin.usesScene`) loads no plugin's image at all, where opening
     /// it at start loaded the home page's plugin for nothing (issue 41). Opening it then does
     /// what opening it at start did: a page that cannot open leaves the scene without one.
-    package var startRoute: RouteRequest?
+    @exclusivity(unchecked) package var startRoute: RouteRequest?
 
     /// The page the user is on, or nil before any page was opened.
     public var currentView: PageView? { scene.currentView }

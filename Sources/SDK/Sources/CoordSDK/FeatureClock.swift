@@ -64,8 +64,9 @@ import Glibc
     var drainAfter: UInt64 { get }
     /// `message` waited `nanoseconds` in the queue of a level of `feature` before it ran again.
     func waited(_ message: MessageName, at feature: Int32, nanoseconds: UInt64)
-    /// A page view of `feature` rendered `page` (`cart/cart`).
-    func rendered(_ page: String, by feature: Int32, cost: CallCost)
+    /// A page view of `feature` rendered the page `route` names (`cart/cart`). The route, not
+    /// its `feature/page` text: joining the two at every render cost more than the count.
+    func rendered(_ route: RouteRequest, by feature: Int32, cost: CallCost)
     /// The host's own work `name` (`passwords.hash`) ran for a feature's code: the host's
     /// time, taken out of the calling handler's, as a deliberately slow password hash is not
     /// the plugin's doing.
@@ -375,8 +376,7 @@ extension PageView {
         guard let accounting = FeatureClock.installed, feature >= 0 else { return render() }
         var cost = CallCost()
         let rendering = FeatureClock.measure({ render() }) { measured, _ in cost = measured }
-        let route = pageRoute
-        accounting.rendered("\(route.feature)/\(route.page)", by: feature, cost: cost)
+        accounting.rendered(pageRoute, by: feature, cost: cost)
         return rendering
     }
 }

@@ -21,7 +21,7 @@ struct FeatureClockTests {
             ratios.append(nanosecondsPerTick)
         }
         func waited(_ message: MessageName, at feature: Int32, nanoseconds: UInt64) {}
-        func rendered(_ page: String, by feature: Int32, cost: CallCost) {}
+        func rendered(_ route: RouteRequest, by feature: Int32, cost: CallCost) {}
         func served(_ name: String, cost: CallCost) { served.append((name, cost)) }
     }
 
