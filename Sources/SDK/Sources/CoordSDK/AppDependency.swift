@@ -270,6 +270,9 @@ extension Responder {
     /// The service in `key`'s slot, or a one-line error that names what is missing — for
     /// handlers that cannot do anything useful without it and should not wait for it.
     public func require<Service>(_ key: ServiceKey<Service>, for context: String) throws -> Service {
+        // A copy: reading a service may load its plugin, which hands every level new
+        // dependencies (see `Responder.parent` on why they are unchecked).
+        let dependencies = self.dependencies
         if dependencies?.isDenied(key.key) == true { throw CoordError.notGranted(.service(key.key.name), context: context, plugin: pluginName) }
         guard let service = dependencies?[key] else {
             throw CoordError.failed("\(context): no loaded plugin provides '\(key.key.name)'; 'plugins' shows what is loaded")

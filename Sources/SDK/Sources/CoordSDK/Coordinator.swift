@@ -11,9 +11,9 @@ open class Coordinator: Responder {
     isolated deinit {}
 
     /// Children in start order, keyed by identifier; the order makes `tree` output stable.
-    public private(set) var children: [Coordinator] = []
+    @exclusivity(unchecked) public private(set) var children: [Coordinator] = []
     /// This coordinator's pages, bottom to top. The top one is what the user sees.
-    public private(set) var viewStack: [PageView] = [] {
+    @exclusivity(unchecked) public private(set) var viewStack: [PageView] = [] {
         didSet { Coordinator.stackEpoch &+= 1 }
     }
     /// Moves whenever any coordinator's pages change: with the scene's own counts, what tells

@@ -173,9 +173,9 @@ public struct FeatureDefinition: Sendable {
     public private(set) var origin: PluginOrigin?
 
     /// The declared messages by interned name, for the check at the feature's door.
-    private var specs: [Int32: MessageSpec]
+    @exclusivity(unchecked) private var specs: [Int32: MessageSpec]
     /// The declared messages by verb with their names, for the shell's reading of a command.
-    private var verbs: [String: (spec: MessageSpec, name: MessageName)]
+    @exclusivity(unchecked) private var verbs: [String: (spec: MessageSpec, name: MessageName)]
     /// While only registered: its pages from the manifest, and what loads its plugin.
     private var manifestPages: [PageCase]?
     private var loader: (@MainActor () throws(CoordError) -> Void)?

@@ -6,11 +6,11 @@
 @MainActor
 @_spi(Host) public final class FeatureRegistry {
     public private(set) var features: [Feature] = []
-    private var byPrefix: [Feature?] = []
+    @exclusivity(unchecked) private var byPrefix: [Feature?] = []
     /// By name and by prefix string: a registration checks both against every feature, which
     /// with hundreds of plugins made registering quadratic.
     private var byName: [String: Feature] = [:]
-    private var byPrefixString: [String: Feature] = [:]
+    @exclusivity(unchecked) private var byPrefixString: [String: Feature] = [:]
 
     public init() {}
 

@@ -12,10 +12,10 @@ public final class FeatureStore {
     private let migrations: [Migration]
     private let setUp: (@MainActor (any DataManaging) throws -> Void)?
     /// The services as of the last dependency rebuild.
-    public private(set) var dependencies = AppDependency()
+    @exclusivity(unchecked) public private(set) var dependencies = AppDependency()
     /// The migrations ran on the current data handle: reads and writes may start. False
     /// until the host provides the data service (a message that needs it waits meanwhile).
-    public private(set) var isReady = false
+    @exclusivity(unchecked) public private(set) var isReady = false
 
     /// A store for `feature`'s tables, made once by the feature's service:
     ///
@@ -43,6 +43,8 @@ public final class FeatureStore {
 
     /// The data store, with this feature's tables set up.
     public func data() throws -> any DataManaging {
+        // A copy: the services are unchecked (see `Responder.parent`), and reading one may set them.
+        let dependencies = self.dependencies
         guard let data = dependencies[Services.data] else {
             throw CoordError.failed("\(feature): no data store is available")
         }
@@ -58,6 +60,7 @@ public final class FeatureStore {
     /// `DataManaging.adopt`): call it at the top of a service method that takes `in db:`.
     public func adopt(_ db: any SQLDatabase) throws -> any SQLDatabase {
         try requireReady()
+        let dependencies = self.dependencies
         guard let data = dependencies[Services.data] else {
             throw CoordError.failed("\(feature): no data store is available")
         }

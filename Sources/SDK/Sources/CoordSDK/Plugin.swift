@@ -74,12 +74,12 @@ public protocol PluginRegistrar: AnyObject {
 public enum CoordSDKVersion {
     /// The version of the SDK library loaded in this process. Not inlinable: it is read from
     /// `libCoordSDK.so`, whatever the caller was compiled against.
-    public static let library = "1.1.0"
+    public static let library = "1.1.1"
 
     /// The SDK version the *caller* was compiled against, baked into the caller's image (so a
     /// plugin reports the release whose interface it was built with, not the one it runs with).
     @_alwaysEmitIntoClient
-    public static var compiledAgainst: String { "1.1.0" }  // the same as `library` in each release
+    public static var compiledAgainst: String { "1.1.1" }  // the same as `library` in each release
 
     /// The Swift compiler that built the SDK module the caller imported. A module compiled by
     /// one Swift compiler cannot be imported by another, so this is also the caller's compiler.

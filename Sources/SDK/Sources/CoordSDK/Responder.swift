@@ -10,13 +10,21 @@ open class Responder: NeedsDependency {
     public let identifier: String
 
     /// The next level up. Weak: parents own children, never the other way round.
-    public internal(set) weak var parent: Responder? {
+    ///
+    /// This and the other links and counts a command reads several times each (a level's
+    /// `dependencies`, a coordinator's `viewStack` and `children`, a scene's active coordinator
+    /// and `displayCount`, a feature store's services) skip Swift's run-time exclusivity check:
+    /// each is read or set in one step on the main actor and never held across a call that
+    /// could run a plugin's code, so no access can overlap another; the check cost a shop
+    /// command ≈ 40 of them (BENCHMARKS.md, issue 41). A read that calls on into a service
+    /// (which may load a plugin, and so set these again) copies the value first.
+    @exclusivity(unchecked) public internal(set) weak var parent: Responder? {
         didSet { advanceEpoch() }
     }
     /// A page view: a leaf of the tree, whose changes only touch paths that start at it. Set by
     /// `PageView.init` (`becomePage`), not by an initializer of its own: a designated
     /// initializer clients cannot see would change the released interface of this open class.
-    final private(set) var isPage = false
+    @exclusivity(unchecked) final private(set) var isPage = false
 
     var handlers: [Int32: HandlerEntry] = [:]
     var queue = MessageQueue() {
@@ -30,7 +38,7 @@ open class Responder: NeedsDependency {
 
     /// The app-wide services as this level sees them. Setting it replays queued messages whose
     /// needs are now met; coordinators also pass it on to their children and views.
-    public var dependencies: AppDependency? {
+    @exclusivity(unchecked) public var dependencies: AppDependency? {
         didSet { dependenciesDidChange() }
     }
 

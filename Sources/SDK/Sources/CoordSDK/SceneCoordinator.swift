@@ -15,10 +15,10 @@ public final class SceneCoordinator: Coordinator {
     isolated deinit {}
 
     /// The coordinator whose top page the user sees.
-    public private(set) weak var activeCoordinator: Coordinator?
+    @exclusivity(unchecked) public private(set) weak var activeCoordinator: Coordinator?
     /// Coordinators the user came from, for `back` across features.
-    private var history: [WeakCoordinator] = []
-    private var byFeature: [Coordinator?] = []
+    @exclusivity(unchecked) private var history: [WeakCoordinator] = []
+    @exclusivity(unchecked) private var byFeature: [Coordinator?] = []
     private let registry: FeatureRegistry
 
     /// The app's services as the app last handed them down, before this scene's are laid over.
@@ -118,9 +118,8 @@ public final class SceneCoordinator: Coordinator {
     }
 
     /// Advances every time a page is shown (even the same one again), so the shell knows when
-    /// to print the page after a command. (Checked: an attribute on it would be part of the
-    /// released interface.)
-    public private(set) var displayCount = 0
+    /// to print the page after a command. Unchecked, as `Responder.parent` says why.
+    @exclusivity(unchecked) public private(set) var displayCount = 0
 
     func makeActive(_ coordinator: Coordinator) {
         displayCount += 1
