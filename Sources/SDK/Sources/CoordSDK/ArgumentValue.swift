@@ -88,13 +88,19 @@ public struct Secret: ArgumentValue, Equatable, CustomStringConvertible {
 
 extension Arguments {
     /// The argument `name` as a `T`, or nil when it is absent or of another type.
+    ///
+    /// Inlinable, as `require`, which a page's or message's decoding calls for each parameter:
+    /// compiled into the caller for its `T`, it needs no run-time lookup of `T?`'s metadata
+    /// (see `Responder.handle(_:needs:whileWaiting:_:)`). Only public API in the body.
+    @inlinable
     public func value<T: ArgumentValue>(_ name: String, as type: T.Type = T.self) -> T? {
         self[name].flatMap(T.init(argumentValue:))
     }
 
     /// The required argument `name` as a `T`. Arguments are validated against their declaration
     /// before a page is built or a handler runs, so this does not fail there; it throws rather
-    /// than traps if code asks for a name it did not declare.
+    /// than traps if code asks for a name it did not declare. Inlinable (see `value`).
+    @inlinable
     public func require<T: ArgumentValue>(_ name: String, as type: T.Type = T.self) throws(CoordError) -> T {
         guard let value = value(name, as: type) else {
             throw .missingParameter(Parameter(name, T.valueType), context: "argument")
