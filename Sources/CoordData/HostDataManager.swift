@@ -21,6 +21,12 @@ public protocol HostDataManager: DataManaging {
     /// that fails leaves nothing written and throws its one line.
     func endScriptTransaction(commit: Bool) throws
 
+    /// Runs `body` — the commands of a script between `beginScriptTransaction` and
+    /// `endScriptTransaction` — holding whatever the store's accesses would otherwise take and
+    /// give back at each one (SQLite: the writer's connection); the store's reads and writes
+    /// inside it work as anywhere else.
+    func holdingWriter<T>(_ body: () -> T) -> T
+
     /// Ends this process's use of the store (a later use opens it again). The shell and the
     /// worker call it before they exit: SQLite then puts what this process changed into the
     /// database file, and PostgreSQL ends the session instead of dropping it.
@@ -28,7 +34,10 @@ public protocol HostDataManager: DataManaging {
 }
 
 extension SQLiteDataManager: HostDataManager {}
-extension PostgresDataManager: HostDataManager {}
+extension PostgresDataManager: HostDataManager {
+    /// Nothing to hold: the session's connection is this manager's alone.
+    public func holdingWriter<T>(_ body: () -> T) -> T { body() }
+}
 
 /// The data manager `--db` or `[data]` names.
 public enum DataManagers {

@@ -34,6 +34,9 @@ public final class SQLiteDataManager: DataManaging {
     private var migrated: Set<String> = []
     /// A `--single-transaction` script's transaction is open on the pool's writer.
     private var inScript = false
+    /// The writer's connection while a script's commands hold it (`holdingWriter`), with the
+    /// pool it is the writer of.
+    private var held: (pool: DatabasePool, db: Database)?
     /// The file's data version when the pool had opened it: the end compares it (`close`).
     private var openedVersion: UInt32 = 0
 
@@ -148,8 +151,32 @@ public final class SQLiteDataManager: DataManaging {
         reader = nil
         migrated = []
         let openedVersion = openedVersion
-        pool.writeWithoutTransaction { db in
+        _ = try? onWriterConnection(pool) { db in
             if Self.dataVersion(db) != openedVersion { _ = try? db.checkpoint(.passive) }
+        }
+    }
+
+    /// `body` on `pool`'s writer: on the connection a script's commands hold, when they hold
+    /// this pool's, directly (GRDB's queue would refuse a second entry: "not reentrant");
+    /// otherwise through GRDB's queue.
+    private func onWriterConnection<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T {
+        if let held, held.pool === pool { return try body(held.db) }
+        return try pool.writeWithoutTransaction(body)
+    }
+
+    /// Runs `body` — the commands of a `--single-transaction` script, inside its transaction —
+    /// in one entry to the writer's connection, which each of their reads and writes then uses
+    /// directly. Each entered GRDB's serial queue on its own before: a `dispatch_sync`, its
+    /// blocks copied and released, and the metadata of an optional looked up twice in the
+    /// dispatch library's unspecialised code — ≈ 2.5 k instructions of a shop command's 100 k
+    /// (BENCHMARKS.md, issue 41). Every use of the writer here goes through
+    /// `onWriterConnection`, so none enters the queue again while the script holds it.
+    public func holdingWriter<T>(_ body: () -> T) -> T {
+        guard inScript, held == nil, let pool else { return body() }
+        return pool.writeWithoutTransaction { db in
+            held = (pool, db)
+            defer { held = nil }
+            return body()
         }
     }
 
@@ -212,8 +239,8 @@ public final class SQLiteDataManager: DataManaging {
                 onWriter += 1
                 defer { onWriter -= 1 }
                 let statements = writerStatements
-                if inScript { return try pool.writeWithoutTransaction { db in try body(Connection(db, statements: statements)) } }
-                return try pool.writeWithoutTransaction { db in
+                if inScript { return try onWriterConnection(pool) { db in try body(Connection(db, statements: statements)) } }
+                return try onWriterConnection(pool) { db in
                     try Self.inTransaction(db, "BEGIN DEFERRED") { try body(Connection(db, statements: statements)) }
                 }
             }
@@ -233,7 +260,7 @@ public final class SQLiteDataManager: DataManaging {
         defer { onWriter -= 1 }
         let statements = writerStatements
         do {
-            return try pool.writeWithoutTransaction { db in
+            return try onWriterConnection(pool) { db in
                 // Inside a --single-transaction script, a savepoint of the script's transaction.
                 if inScript { return try Self.inCommandSavepoint(db, statements) { try body(Connection(db, statements: statements)) } }
                 return try Self.inTransaction(db, "BEGIN IMMEDIATE") { try body(Connection(db, statements: statements)) }
@@ -313,7 +340,7 @@ public final class SQLiteDataManager: DataManaging {
         guard !inScript else { return }
         let pool = try connection()
         do {
-            try pool.writeWithoutTransaction { db in try db.beginTransaction(.immediate) }
+            try onWriterConnection(pool) { db in try db.beginTransaction(.immediate) }
         } catch {
             throw translate(error)
         }
@@ -324,12 +351,12 @@ public final class SQLiteDataManager: DataManaging {
         guard inScript, let pool else { return }
         inScript = false
         do {
-            try pool.writeWithoutTransaction { db in
+            try onWriterConnection(pool) { db in
                 guard db.isInsideTransaction else { return }
                 if commit { try db.commit() } else { try db.rollback() }
             }
         } catch {
-            if commit { try? pool.writeWithoutTransaction { db in if db.isInsideTransaction { try db.rollback() } } }
+            if commit { _ = try? onWriterConnection(pool) { db in if db.isInsideTransaction { try db.rollback() } } }
             throw translate(error)
         }
     }

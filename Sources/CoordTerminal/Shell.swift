@@ -143,7 +143,7 @@ public final class Shell {
             printError("--single-transaction: \(error)", code: "database")
             return ShellError.Status.failure.rawValue
         }
-        let status = drive(backend)
+        let status = data.holdingWriter { drive(backend) }
         do {
             try data.endScriptTransaction(commit: status == 0)
         } catch {
