@@ -79,9 +79,13 @@ final class CartView: PageView {
         var lines: [String] = []
         lines.reserveCapacity(summary.lines.count + 4)
         for line in summary.lines {
-            lines.append("  " + "#\(line.product.id)".column(5)
-                + line.product.name.column(30)
-                + " \(line.quantity) × \(line.product.price) = \(line.total)")
+            // One string, its storage sized once: `+` between the columns made one per piece.
+            var text = "  "
+            text.reserveCapacity(96)
+            text.appendColumn("#\(line.product.id)", 5)
+            text.appendColumn(line.product.name, 30)
+            text += " \(line.quantity) × \(line.product.price) = \(line.total)"
+            lines.append(text)
         }
         if !summary.isEmpty {
             lines.append("  subtotal \(summary.subtotal)")

@@ -64,7 +64,14 @@ public struct CommandResult {
     /// joined with the page's, then appended, made two more and copied the lines twice).
     private static func append(_ rendering: Rendering, to lines: inout [String]) {
         lines.reserveCapacity(lines.count + 1 + rendering.lines.count)
-        lines.append("── \(rendering.title) ──")
+        // Its storage sized once: an interpolation guesses from its literals, and a title
+        // longer than the guess made it grow (and copy) at every page.
+        var title = String()
+        title.reserveCapacity(rendering.title.utf8.count + 14)
+        title += "── "
+        title += rendering.title
+        title += " ──"
+        lines.append(title)
         lines.append(contentsOf: rendering.lines)
     }
 }

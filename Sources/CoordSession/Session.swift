@@ -161,7 +161,7 @@ public final class Session {
 
     /// Positional words fill the declared arguments in order; `name=value`, `--name value` and
     /// `--name=value` name one (`content list --category shoes`).
-    nonisolated package static func parseArguments(_ words: [String], _ parameters: [Parameter], context: String) throws -> Arguments {
+    nonisolated package static func parseArguments(_ words: [String], _ parameters: [Parameter], context: @autoclosure () -> String) throws -> Arguments {
         var raw: [(name: String, text: String)] = []
         var position = 0
         var skipNext = false
@@ -175,7 +175,7 @@ public final class Session {
                 let name = String(String.UnicodeScalarView(option.unicodeScalars.prefix { $0 != "=" }))
                 guard let parameter = parameters.first(where: { $0.name == name }) else {
                     let suggestion = Suggest.closest(to: name, in: parameters.map(\.name)).map { " (did you mean '--\($0)'?)" } ?? ""
-                    throw ShellError("\(context): unknown option '--\(name)'\(suggestion)", code: "unknown_parameter", status: .usage)
+                    throw ShellError("\(context()): unknown option '--\(name)'\(suggestion)", code: "unknown_parameter", status: .usage)
                 }
                 if let eq = option.unicodeScalars.firstIndex(of: "=") {
                     raw.append((name, String(String.UnicodeScalarView(option.unicodeScalars[option.unicodeScalars.index(after: eq)...]))))
@@ -183,7 +183,7 @@ public final class Session {
                     raw.append((name, "true"))
                 } else {
                     guard index + 1 < words.count else {
-                        throw ShellError("\(context): option '--\(name)' needs a value", code: "missing_parameter", status: .usage)
+                        throw ShellError("\(context()): option '--\(name)' needs a value", code: "missing_parameter", status: .usage)
                     }
                     raw.append((name, words[index + 1]))
                     skipNext = true
@@ -199,7 +199,7 @@ public final class Session {
             while position < parameters.count, raw.contains(where: { $0.name == parameters[position].name }) { position += 1 }
             guard position < parameters.count else {
                 let usage = parameters.isEmpty ? "it takes no arguments" : "it takes \(parameters.map(\.signature).joined(separator: " "))"
-                throw ShellError("\(context): unexpected argument '\(word)'; \(usage)", code: "extra_argument", status: .usage)
+                throw ShellError("\(context()): unexpected argument '\(word)'; \(usage)", code: "extra_argument", status: .usage)
             }
             if parameters[position].type == .string, position == parameters.count - 1 {
                 // The last string argument takes the rest of the line: `content search red shoes`.

@@ -196,23 +196,31 @@ public struct Arguments: Sendable, Equatable {
     public static func validate(
         _ raw: [(name: String, text: String)], against parameters: [Parameter], context: String
     ) throws(CoordError) -> Arguments {
+        try validate(raw, against: parameters, context: { context })
+    }
+
+    /// The same, with `context` made only for an error: the shell reads every command's
+    /// arguments, and the name of each (`cart add`) was a string built for nothing.
+    @_spi(Host) public static func validate(
+        _ raw: [(name: String, text: String)], against parameters: [Parameter], context: () -> String
+    ) throws(CoordError) -> Arguments {
         var result = Arguments()
         for (name, text) in raw {
             guard let parameter = parameters.first(where: { $0.name == name }) else {
                 let known = parameters.map(\.name)
                 throw CoordError.unknownParameter(
-                    name, context: context, suggestion: Suggest.closest(to: name, in: known),
+                    name, context: context(), suggestion: Suggest.closest(to: name, in: known),
                     known: known)
             }
-            if result[name] != nil { throw CoordError.duplicateParameter(name, context: context) }
+            if result[name] != nil { throw CoordError.duplicateParameter(name, context: context()) }
             guard let value = parameter.type.parse(text) else {
                 throw CoordError.illTypedParameter(
-                    name, expected: parameter.type, got: text, context: context)
+                    name, expected: parameter.type, got: text, context: context())
             }
             result.set(name, value)
         }
         for parameter in parameters where !parameter.isOptional && result[parameter.name] == nil {
-            throw CoordError.missingParameter(parameter, context: context)
+            throw CoordError.missingParameter(parameter, context: context())
         }
         // Keep declaration order, whatever order the user typed.
         result.values.sort { a, b in
