@@ -9,7 +9,11 @@ import Foundation
 enum GraphvizDrawing {
     /// `reply` with its DOT picture drawn as SVG, if it has one to draw.
     static func draw(_ reply: Reply) throws(ShellError) -> Reply {
-        guard reply.result.lines.first == PictureFormat.svgMarker else { return reply }
+        // Compared as bytes: the marker is the app's own line, written as it is. `==` on a page's
+        // first line (its title, `── … ──`, not ASCII) looked for a canonically equal string
+        // through the slow path at every command (≈ 300 instructions).
+        let marker = PictureFormat.svgMarker.utf8
+        guard let first = reply.result.lines.first?.utf8, first.count == marker.count, first.elementsEqual(marker) else { return reply }
         let svg = try svg(from: reply.result.lines.joined(separator: "\n"))
         var drawn = reply
         drawn.result.lines = svg.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
