@@ -28,6 +28,12 @@ final class StatementMemo {
     // between the two); the access check cost a third of a lookup.
     @exclusivity(unchecked) private var slots = TextSlots<Held>()
 
+    /// The statement kept for `sql`, if it is still kept (GRDB's cache owns it). A text is kept
+    /// only by `statement(_:on:)`, whose texts are ASCII: a text found here is too.
+    func known(_ sql: String) -> Statement? {
+        slots.value(for: sql)?.statement
+    }
+
     /// GRDB's compiled statement for `sql`, which must be ASCII (see `Connection.compiled`), on
     /// `db`, always the memo's own connection.
     func statement(_ sql: String, on db: Database) throws -> Statement {
