@@ -115,17 +115,7 @@ public struct AppDependency {
     /// Reads or fills a typed slot. Setting nil empties it.
     public subscript<Service>(key: ServiceKey<Service>) -> Service? {
         get {
-            let id = key.key.id
-            // A handler reads the same slots at every command; casting the stored `Any` to a
-            // service protocol looks its conformance up each time (4 % of a batch script),
-            // where the box of an earlier read costs a class check.
-            let kept = typedReads.isOwnThread
-            if kept, let read = typedReads.read(id), read.holds(Service.self) { return read.value(as: Service.self) }
-            // An empty slot (nobody logged in: the user) answers from the filled slots' bits;
-            // it was looked up, tested for a placeholder and cast at every read. After the kept
-            // reads, so that a filled slot's read does not pay for the test.
-            guard keys.contains(key.key) else { return nil }
-            do { return try readStored(id, as: Service.self, keeping: kept) } catch { return nil }
+            do { return try required(key) } catch { return nil }
         }
         set { set(key.key, newValue, provider: nil) }
     }
@@ -137,8 +127,14 @@ public struct AppDependency {
     /// holds none.
     func required<Service>(_ key: ServiceKey<Service>) throws(NoService) -> Service {
         let id = key.key.id
+        // A handler reads the same slots at every command; casting the stored `Any` to a
+        // service protocol looks its conformance up each time (4 % of a batch script),
+        // where the box of an earlier read costs a class check.
         let kept = typedReads.isOwnThread
         if kept, let read = typedReads.read(id), read.holds(Service.self) { return read.value(as: Service.self) }
+        // An empty slot (nobody logged in: the user) answers from the filled slots' bits;
+        // it was looked up, tested for a placeholder and cast at every read. After the kept
+        // reads, so that a filled slot's read does not pay for the test.
         guard keys.contains(key.key) else { throw NoService() }
         return try readStored(id, as: Service.self, keeping: kept)
     }

@@ -43,11 +43,7 @@ public final class FeatureStore {
 
     /// The data store, with this feature's tables set up.
     public func data() throws -> any DataManaging {
-        // A copy: the services are unchecked (see `Responder.parent`), and reading one may set them.
-        let dependencies = self.dependencies
-        guard let data = dependencies[Services.data] else {
-            throw CoordError.failed("\(feature): no data store is available")
-        }
+        let data = try dataService()
         if !isReady {
             try data.migrate(feature: feature, migrations)
             try setUp?(data)
@@ -60,11 +56,17 @@ public final class FeatureStore {
     /// `DataManaging.adopt`): call it at the top of a service method that takes `in db:`.
     public func adopt(_ db: any SQLDatabase) throws -> any SQLDatabase {
         try requireReady()
+        return try dataService().adopt(db)
+    }
+
+    /// The data service as the last rebuild gave it, or the one line that says there is none.
+    private func dataService() throws -> any DataManaging {
+        // A copy: the services are unchecked (see `Responder.parent`), and reading one may set them.
         let dependencies = self.dependencies
         guard let data = dependencies[Services.data] else {
             throw CoordError.failed("\(feature): no data store is available")
         }
-        return data.adopt(db)
+        return data
     }
 
     /// For methods other features call inside their transactions, where tables can no longer
