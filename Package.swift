@@ -198,7 +198,7 @@ let package = Package(
         .executableTarget(name: "TrivialExecutable", path: "Benchmarks/Trivial"),
         .executableTarget(name: "FoundationBaseline", path: "Benchmarks/FoundationBaseline"),
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
-        .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "TestSupport"]),
+        .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordSandbox", "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["TestSupport"], exclude: ["fixtures"]),
         .testTarget(name: "ShopTests", dependencies: [sdk, shop, "CoordData", "CoordRuntime", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
@@ -216,3 +216,14 @@ let package = Package(
         .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordClient"], exclude: ["client.py", "scrape.py"]),
     ]
 )
+
+// Start-up (issue 41): a concrete generic type's metadata (a `Set<String>`'s storage, a
+// `[Int32: HandlerEntry]`'s) comes from the accessor the compiler writes with the conformances
+// it already knows, not from demangling the type's name at run time: that path checks each
+// generic requirement by looking the conformance up, and the runtime's first look-up of a
+// conformance reads every loaded image's conformance records (≈ 400,000 instructions each; six
+// of them were a tenth of `coordsh -c 'echo ok'`). The SDK's and the shop's packages say the same.
+let metadataAccessors = SwiftSetting.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [metadataAccessors]
+}

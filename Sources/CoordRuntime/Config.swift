@@ -235,11 +235,11 @@ public struct Config: Sendable, Equatable {
             return "\(number)"
         case .array:
             guard let array = value.array else { return "[]" }
-            return array.count == 0 ? "[]" : "[ " + (0..<array.count).map { render(array[$0], key: key) }.joined(separator: ", ") + " ]"
+            return array.count == 0 ? "[]" : "[ " + (0..<array.count).map { render(array[$0], key: key) }.joinedText(separator: ", ") + " ]"
         case .table:
             guard let table = value.table else { return "{}" }
             let pairs = table.keys.sorted().compactMap { inner in table[inner].map { "\(tomlKey(inner)) = \(render($0, key: inner))" } }
-            return "{ " + pairs.joined(separator: ", ") + " }"
+            return "{ " + pairs.joinedText(separator: ", ") + " }"
         default:
             // Dates and times: TOMLKit's own text (no configuration key takes one).
             let holder = TOMLTable()
@@ -253,21 +253,43 @@ public struct Config: Sendable, Equatable {
     /// A feature's table as the JSON its plugin reads (not TOMLKit's `convert(to: .json)`,
     /// which leaks like `convert(to: .toml)`). Keys sorted; a date or time as its TOML text.
     static func json(_ value: any TOMLValueConvertible) -> String {
+        var text = ""
+        json(value, into: &text)
+        return text
+    }
+
+    /// `json(value)` written onto `text`: one string grown in place (pieces joined with
+    /// `joined(separator:)` ran the standard library's unspecialised join; see `joinedText`).
+    private static func json(_ value: any TOMLValueConvertible, into text: inout String) {
         switch value.type {
         case .table:
-            guard let table = value.table else { return "{}" }
-            let pairs = table.keys.sorted().compactMap { key in table[key].map { "\(jsonString(key)):\(json($0))" } }
-            return "{" + pairs.joined(separator: ",") + "}"
+            guard let table = value.table else { text += "{}"; return }
+            text += "{"
+            var first = true
+            for key in table.keys.sorted() {
+                guard let inner = table[key] else { continue }
+                if !first { text += "," }
+                first = false
+                text += jsonString(key)
+                text += ":"
+                json(inner, into: &text)
+            }
+            text += "}"
         case .array:
-            guard let array = value.array else { return "[]" }
-            return "[" + (0..<array.count).map { json(array[$0]) }.joined(separator: ",") + "]"
-        case .string: return jsonString(value.string ?? "")
-        case .int: return String(value.int ?? 0)
-        case .bool: return (value.bool ?? false) ? "true" : "false"
+            guard let array = value.array else { text += "[]"; return }
+            text += "["
+            for index in 0..<array.count {
+                if index > 0 { text += "," }
+                json(array[index], into: &text)
+            }
+            text += "]"
+        case .string: text += jsonString(value.string ?? "")
+        case .int: text += String(value.int ?? 0)
+        case .bool: text += (value.bool ?? false) ? "true" : "false"
         case .double:
             let number = value.double ?? 0
-            return number.isFinite ? "\(number)" : "null"
-        default: return jsonString(render(value, key: "value").trimmingCharacters(in: .whitespaces))
+            text += number.isFinite ? "\(number)" : "null"
+        default: text += jsonString(render(value, key: "value").trimmingCharacters(in: .whitespaces))
         }
     }
 

@@ -1,5 +1,6 @@
 import CoordPicture
 @_spi(Host) import CoordSDK
+import CoordRuntime
 
 /// One way to call a built-in command, declared as a feature's message is (the SDK's
 /// `Parameter`s): its sub-command words, then its arguments in order. Its usage, its parsing
@@ -71,7 +72,7 @@ struct BuiltinForm: Sendable {
                 given.removeAll()
             } else if last, let rest {
                 restWords = given
-                values[argument.name] = rest == .text ? given.joined(separator: " ") : given.first
+                values[argument.name] = rest == .text ? given.joinedText(separator: " ") : given.first
                 given.removeAll()
             } else {
                 values[argument.name] = given.removeFirst()

@@ -80,3 +80,10 @@ if !coreOnly {
         .target(name: "CoordMacroBuild", dependencies: ["CoordMacroPlugin"]),
     ]
 }
+
+// Start-up: concrete generic metadata from the compiler's accessors, not demangled at run time
+// (why: coordsh's root Package.swift, `metadataAccessors`). Only code generation changes: the
+// interface a plugin compiles against is the same.
+for target in package.targets where target.type == .regular {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
+}

@@ -26,3 +26,9 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-enable-library-evolution", "-no-verify-emitted-module-interface"])]),
     ]
 )
+
+// Start-up: concrete generic metadata from the compiler's accessors, not demangled at run time
+// (why: the root Package.swift, `metadataAccessors`).
+for target in package.targets where target.type == .regular {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
+}

@@ -30,7 +30,10 @@ public struct MessageName: Hashable, Sendable, CustomStringConvertible {
             !prefix.utf8.contains(where: { $0 >= 0x80 || $0 &- UInt8(ascii: "A") < 26 }) {
             var joined = prefix
             joined.unicodeScalars.append(Unicode.Scalar(first - 0x20))
-            joined += Substring(verb.utf8.dropFirst())
+            // `append(contentsOf:)` of a Substring, not `+=`: the operator is the generic
+            // one for any sequence of characters, which runs unspecialised and whose first call
+            // looks `Substring: Collection` up in every image's conformance records.
+            joined.append(contentsOf: Substring(verb.utf8.dropFirst()))
             self.init(interning: joined, prefix: prefix)
             return
         }
@@ -57,7 +60,11 @@ public struct MessageName: Hashable, Sendable, CustomStringConvertible {
     static func split(_ string: String) -> (prefix: String, verb: String) {
         guard let index = string.firstIndex(where: { $0.isUppercase }) else { return (string, "") }
         let verb = string[index...]
-        return (String(string[..<index]), verb.prefix(1).lowercased() + verb.dropFirst())
+        // `String(…)` of the rest, not `+ verb.dropFirst()`: adding a Substring to a String
+        // runs the standard library's unspecialised `append(contentsOf:)`, whose first call
+        // looks `Substring: Collection` up in every image's conformance records (≈ 350,000
+        // instructions of each start; `globalDisplay` is split while the app is made).
+        return (String(string[..<index]), verb.prefix(1).lowercased() + String(verb.dropFirst()))
     }
 }
 
