@@ -33,6 +33,8 @@ let package = Package(
     ],
     dependencies: [
         .package(path: "Sources/SDK"),
+        // CoordLoading and CoordContract, on the SDK's product (why: its Package.swift).
+        .package(path: "Sources/SDK/ContractKit"),
         .package(path: "Sources/Shop"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
@@ -67,7 +69,7 @@ let package = Package(
         .target(name: "CSandbox"),
         .target(name: "CoordSandbox", dependencies: ["CSandbox"]),
         .target(name: "CoordRuntime", dependencies: [
-            sdk, .product(name: "CoordLoading", package: "SDK"), .product(name: "CoordContract", package: "SDK"), "CSpawn", "CLoadedLibrary",
+            sdk, .product(name: "CoordLoading", package: "ContractKit"), .product(name: "CoordContract", package: "ContractKit"), "CSpawn", "CLoadedLibrary",
             "CoordSandbox", "CoordProtocol",
             "TOMLKit", .product(name: "Crypto", package: "swift-crypto"),
             // scrypt for the host's password hashing: the one BoringSSL in the process.
@@ -116,7 +118,7 @@ let package = Package(
         // completion, replies — in this process, with no terminal and no transport. What the
         // worker and `serve` run; the local side of the scene seam (`ShellBackend`).
         .target(name: "CoordSession", dependencies: [
-            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordProtocol", "CoordAccounting", "CoordPicture",
+            sdk, .product(name: "CoordLoading", package: "ContractKit"), "CoordRuntime", "CoordData", "CoordProtocol", "CoordAccounting", "CoordPicture",
         ]),
         // The client: a scene of a server over its socket (`coordsh connect`, the supervised
         // shell's and server's link to their worker).
@@ -139,8 +141,8 @@ let package = Package(
         // The plugin author's tools: `plugin check` (the contract suite in a child) and
         // `plugin new`.
         .target(name: "CoordPluginTools", dependencies: [
-            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordData", "CoordSession",
-            .product(name: "CoordContract", package: "SDK"),
+            sdk, .product(name: "CoordLoading", package: "ContractKit"), "CoordRuntime", "CoordData", "CoordSession",
+            .product(name: "CoordContract", package: "ContractKit"),
         ]),
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [
@@ -154,7 +156,7 @@ let package = Package(
         // must hold for any input. ./test runs them over the committed corpus; ./fuzz builds
         // CoordFuzzer with libFuzzer and AddressSanitizer in a build folder of its own.
         .target(name: "CoordFuzz", dependencies: [
-            sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordSession", "CoordProtocol",
+            sdk, .product(name: "CoordLoading", package: "ContractKit"), "CoordRuntime", "CoordSession", "CoordProtocol",
         ]),
         .executableTarget(name: "CoordFuzzer", dependencies: ["CoordFuzz"]),
         // The command line both executables share: the shell's options, connect, plugin.
@@ -188,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "CoordBench",
             dependencies: [
-                sdk, shop, .product(name: "CoordLoading", package: "SDK"), "CoordSession", "CoordClient", "CoordRuntime", "CoordProtocol", "CoordAccounting", "CoordMetrics",
+                sdk, shop, .product(name: "CoordLoading", package: "ContractKit"), "CoordSession", "CoordClient", "CoordRuntime", "CoordProtocol", "CoordAccounting", "CoordMetrics",
                 .product(name: "GRDB", package: "GRDB.swift"), "CLibPQ",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -198,11 +200,11 @@ let package = Package(
         .executableTarget(name: "TrivialExecutable", path: "Benchmarks/Trivial"),
         .executableTarget(name: "FoundationBaseline", path: "Benchmarks/FoundationBaseline"),
         .target(name: "TestSupport", dependencies: [sdk, "CoordRuntime", "CoordData"], path: "Tests/TestSupport"),
-        .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "SDK"), "CoordRuntime", "CoordSandbox", "TestSupport"]),
+        .testTarget(name: "LoaderTests", dependencies: [sdk, .product(name: "CoordLoading", package: "ContractKit"), "CoordRuntime", "CoordSandbox", "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["TestSupport"], exclude: ["fixtures"]),
         .testTarget(name: "ShopTests", dependencies: [sdk, shop, "CoordData", "CoordRuntime", "TestSupport"]),
         .testTarget(name: "PTYTests", dependencies: ["TestSupport"], exclude: ["interactive.py"]),
-        .testTarget(name: "TranscriptTests", dependencies: ["TestSupport", .product(name: "CoordContract", package: "SDK")], exclude: ["transcripts"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["TestSupport", .product(name: "CoordContract", package: "ContractKit")], exclude: ["transcripts"]),
         .testTarget(name: "FuzzTests", dependencies: ["CoordFuzz", "TestSupport"]),
         // The command line's fast reading (CommonLine) against swift-argument-parser's.
         .testTarget(name: "CLITests", dependencies: ["CoordCLI", "CoordTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -62,6 +62,9 @@ public enum PluginTemplate {
         guard FileManager.default.fileExists(atPath: sdkPath + "/Package.swift") else {
             throw Failure(description: "no coordsh SDK package at \(sdkPath); pass --sdk with the Sources/SDK folder of the coordsh checkout that built this binary")
         }
+        guard FileManager.default.fileExists(atPath: sdkPath + "/ContractKit/Package.swift") else {
+            throw Failure(description: "no contract kit at \(sdkPath)/ContractKit (it is part of the SDK's folder); pass --sdk with the Sources/SDK folder of the coordsh checkout that built this binary")
+        }
         if let shopPath, !FileManager.default.fileExists(atPath: shopPath + "/Package.swift") {
             throw Failure(description: "no CoordShop package at \(shopPath) (it is installed beside the SDK); pass --sdk with the SDK folder it sits beside")
         }
@@ -202,6 +205,9 @@ public enum PluginTemplate {
                 // The SDK of the coordsh build that will load this plugin: the plugin then loads in
                 // it and every later coordsh of the same SDK major, built with the same compiler.
                 .package(path: "\(sdkPath)"),\(shopPackage)
+                // The contract suite the test runs (CoordContract), in the SDK's folder: its own
+                // package, so that the test links the one libCoordSDK.so the plugin does.
+                .package(path: "\(sdkPath)/ContractKit"),
             ],
             targets: [
         \(macros)
@@ -209,7 +215,7 @@ public enum PluginTemplate {
                 // plugin target (that would link a second copy of it into the test). It names the
                 // shared products (CoordSDK\(shopPath == nil ? "" : ", CoordShop")) so that it links the one copy of each the plugin uses.
                 .testTarget(name: "\(module)Tests", dependencies: [
-                    .product(name: "CoordSDK", package: "SDK"),\(shopProduct) .product(name: "CoordContract", package: "SDK"),
+                    .product(name: "CoordSDK", package: "SDK"),\(shopProduct) .product(name: "CoordContract", package: "ContractKit"),
                 ]),
             ]
         )

@@ -7,10 +7,12 @@
 // on this product from host, plugins and tests makes every process load exactly one
 // `libCoordSDK.so`, so there is exactly one copy of every shared type.
 //
-// Two more products serve plugin authors without pulling in the host: CoordLoading opens a
-// plugin file and runs the ABI handshake (the host's loader uses the same code), and
-// CoordContract is the plugin contract suite a plugin's own `swift test` can run. Both are
-// linked statically into whoever uses them; they define no type that crosses the boundary.
+// What opens a plugin file and runs the ABI handshake (CoordLoading) and the plugin contract
+// suite (CoordContract) are not products of this package: they live in the package nested in
+// ContractKit/, which depends on this one's CoordSDK *product*. A static product here would
+// link the CoordSDK *target* it depends on into every executable that used it — the front, the
+// server and each plugin author's test binary all carried a second copy of every SDK type, and
+// casts held only while the executable's own copy happened to be first in the loader's scope.
 //
 // CoordMacros is how a plugin declares its pages and messages once, as Swift enums
 // (`@Page(feature:)`, `@Messages(prefix:)`): macros run by the compiler (swift-syntax), so
@@ -32,8 +34,6 @@ let package = Package(
     name: "CoordSDK",
     products: [
         .library(name: "CoordSDK", type: .dynamic, targets: ["CoordSDK"]),
-        .library(name: "CoordLoading", targets: ["CoordLoading"]),
-        .library(name: "CoordContract", targets: ["CoordContract"]),
         // The macro declarations a plugin imports (`@Page`, `@Messages`); static, empty at run
         // time, and dependent on nothing: the implementation is the CoordMacroPlugin executable,
         // prebuilt (see CoordMacroBuild) or built from source.
@@ -48,9 +48,6 @@ let package = Package(
         // The processor's tick counter the accounting clock reads (FeatureClock), header-only.
         .target(name: "CCycleCounter"),
         .target(name: "CoordSDK", dependencies: ["CCoordABI", "CCycleCounter"], swiftSettings: [.unsafeFlags(["-enable-library-evolution", "-no-verify-emitted-module-interface"])]),
-        .target(name: "CLibFFI", linkerSettings: [.linkedLibrary("ffi")]),
-        .target(name: "CoordLoading", dependencies: ["CoordSDK", "CCoordABI", "CLibFFI"]),
-        .target(name: "CoordContract", dependencies: ["CoordSDK", "CoordLoading"]),
         // Only the two declarations: the compiler's one warning here is that their plugin is
         // not loaded while they are declared, which is the point (it is loaded where they are
         // used), so the module is compiled without warnings.

@@ -44,6 +44,12 @@ final class LoaderTests {
         #expect(coordinator is Coordinator)
         #expect(type(of: coordinator) != Coordinator.self)
         #expect(Mirror(reflecting: coordinator).superclassMirror?.subjectType == Coordinator.self)
+        // And this image's Coordinator is libCoordSDK.so's, not a copy linked into the test
+        // binary beside it (which a static product built on the CoordSDK target, not on its
+        // product, adds: CoordLoading once did).
+        var image: UnsafePointer<CChar>?
+        #expect(coordsh_image_base(unsafeBitCast(Coordinator.self as AnyClass, to: UnsafeRawPointer.self), &image) != nil)
+        #expect(image.map { String(cString: $0) }?.hasSuffix("/libCoordSDK.so") == true, "\(image.map { String(cString: $0) } ?? "no image")")
         let page: Any = try app.features.page(for: RouteRequest.parse("cart/offer code=SPRING"))
         #expect(page is any Page)
         #expect((page as? any Page)?.route.description == "cart/offer code=SPRING")

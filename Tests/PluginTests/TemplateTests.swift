@@ -21,9 +21,15 @@ struct TemplateTests {
         #expect(bundled.status == 2)
         #expect(bundled.stderr == "coordsh: error: plugin name 'content' is taken by the plugin in \(BuildProducts.plugin("Content")), which this coordsh loads; a second 'content' would be refused beside it\n")
         #expect(!FileManager.default.fileExists(atPath: home.path + "/c"))
-        // An SDK folder with no CoordShop beside it.
-        try FileManager.default.createDirectory(atPath: home.path + "/sdk", withIntermediateDirectories: true)
+        // An SDK folder without its contract kit (the package the template's test depends on).
+        try FileManager.default.createDirectory(atPath: home.path + "/sdk/ContractKit", withIntermediateDirectories: true)
         try "// swift-tools-version:6.0\n".write(toFile: home.path + "/sdk/Package.swift", atomically: true, encoding: .utf8)
+        let noKit = try home.coordsh(["plugin", "new", "shelf", "--sdk", home.path + "/sdk", "--path", home.path + "/k"])
+        #expect(noKit.status == 2)
+        #expect(noKit.stderr.hasPrefix("coordsh: error: no contract kit at \(home.path)/sdk/ContractKit"), "\(noKit.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.path + "/k"))
+        // An SDK folder with no CoordShop beside it.
+        try "// swift-tools-version:6.0\n".write(toFile: home.path + "/sdk/ContractKit/Package.swift", atomically: true, encoding: .utf8)
         let noShop = try home.coordsh(["plugin", "new", "shelf", "--shop", "--sdk", home.path + "/sdk", "--path", home.path + "/s"])
         #expect(noShop.status == 2)
         #expect(noShop.stderr.hasPrefix("coordsh: error: no CoordShop package at \(home.path)/shop"), "\(noShop.stderr)")

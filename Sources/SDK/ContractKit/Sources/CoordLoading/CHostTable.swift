@@ -1,4 +1,3 @@
-import CCoordABI
 @_spi(Host) import CoordSDK
 import Foundation
 

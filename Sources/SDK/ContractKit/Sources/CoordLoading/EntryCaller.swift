@@ -1,4 +1,4 @@
-import CCoordABI
+import CoordSDK  // and the plugin ABI's C declarations (CCoordABI), which it re-exports
 import CLibFFI
 
 /// Calls a plugin's C entry point through libffi.

@@ -1,4 +1,3 @@
-import CCoordABI
 import CLibFFI
 @_spi(Host) import CoordSDK
 #if canImport(Glibc)

@@ -1,4 +1,3 @@
-import CCoordABI
 @_spi(Host) import CoordSDK
 
 /// A C plugin's feature in the app: the host makes for it what a Swift plugin writes itself —

@@ -1,4 +1,3 @@
-import CCoordABI
 @_spi(Host) import CoordSDK
 #if canImport(Glibc)
 import Glibc
