@@ -176,6 +176,11 @@ public struct FeatureDefinition: Sendable {
     @exclusivity(unchecked) private var specs: [Int32: MessageSpec]
     /// The declared messages by verb with their names, for the shell's reading of a command.
     @exclusivity(unchecked) private var verbs: [String: (spec: MessageSpec, name: MessageName)]
+    /// True while `specs` and `verbs` are not built yet: a feature registered from its
+    /// manifest builds them the first time a message is checked or a verb read. Most plugins
+    /// registered at a start receive no message before it ends, and naming and interning each
+    /// message of each was a fourteenth of registering it from the cache.
+    @exclusivity(unchecked) private var tablesPending = false
     /// While only registered: its pages from the manifest, and what loads its plugin.
     private var manifestPages: [PageCase]?
     private var loader: (@MainActor () throws(CoordError) -> Void)?
@@ -208,12 +213,19 @@ public struct FeatureDefinition: Sendable {
         self.definition = definition
         self.prefix = FeaturePrefix(manifest.prefix)
         self.origin = origin
-        (self.specs, self.verbs) = Self.tables(definition)
+        (self.specs, self.verbs) = ([:], [:])
+        self.tablesPending = true
         self.providedKeys = manifest.provides.map(DependencyKey.init)
         self.guardedKeys = manifest.guarded.map(DependencyKey.init)
         self.manifestPages = manifest.pageCases
         self.loader = load
         number = FeatureClock.enroll(self)
+    }
+
+    /// Builds the tables of a feature registered from its manifest, once.
+    private func buildTables() {
+        (specs, verbs) = Self.tables(definition)
+        tablesPending = false
     }
 
     private static func tables(_ definition: FeatureDefinition) -> ([Int32: MessageSpec], [String: (spec: MessageSpec, name: MessageName)]) {
@@ -246,6 +258,7 @@ public struct FeatureDefinition: Sendable {
         definition = live
         self.origin = origin
         (specs, verbs) = Self.tables(live)
+        tablesPending = false
         providedKeys = live.provides.map(\.key)
         guardedKeys = live.provides.filter(\.guarded).map(\.key)
         manifestPages = nil
@@ -261,6 +274,7 @@ public struct FeatureDefinition: Sendable {
     /// Messages the feature does not declare are not checked: a coordinator may handle
     /// undeclared names for its own children.
     public func check(_ message: Message) throws(CoordError) {
+        if tablesPending { buildTables() }
         guard let spec = specs[message.name.id] else { return }
         if let reason = message.arguments.mismatch(with: spec.arguments) {
             throw .malformedMessage(
@@ -279,12 +293,16 @@ public struct FeatureDefinition: Sendable {
     /// What it declared it uses (from the manifest while only registered).
     public var uses: [Capability] { definition.uses }
 
-    public func message(verb: String) -> MessageSpec? { verbs[verb]?.spec }
+    public func message(verb: String) -> MessageSpec? { declaredMessage(verb: verb)?.spec }
 
     /// The declared message `verb` and its name (`cartAdd` for `add`): what a command line
-    /// becomes. Every command of a script asks, so the name is made once, at registration,
-    /// not interned again from prefix and verb at each line.
-    public func declaredMessage(verb: String) -> (spec: MessageSpec, name: MessageName)? { verbs[verb] }
+    /// becomes. Every command of a script asks, so the name is made once — at registration, or
+    /// for a feature registered from its manifest at the first ask — not interned again from
+    /// prefix and verb at each line.
+    public func declaredMessage(verb: String) -> (spec: MessageSpec, name: MessageName)? {
+        if tablesPending { buildTables() }
+        return verbs[verb]
+    }
 
     /// Builds a page of this feature from a route: the page name and its parameters are
     /// checked against what the feature registered first, so that a wrong route never loads
