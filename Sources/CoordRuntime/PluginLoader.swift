@@ -89,17 +89,27 @@ public final class PluginLoader {
     /// which of two clashing plugins wins) is the same on every run. A missing folder is empty.
     /// The shared libraries plugins link (the SDK, CoordShop) are not candidates: every build
     /// folder, the host's and each plugin author's, has them next to the plugins.
-    public static func candidates(in directory: String) -> [String] {
-        let names = fileNames(in: directory)
-        return names.filter { $0.hasSuffix(".so") && !sharedLibraryNames.contains($0) }.sorted()
-            .map { (directory as NSString).appendingPathComponent($0) }
+    /// Not isolated to the main actor, like `fileNames`: a closure made in an isolated function
+    /// checks its executor at every call (Swift 6's dynamic isolation checks).
+    nonisolated public static func candidates(in directory: String) -> [String] {
+        let names = fileNames(in: directory).filter { $0.hasSuffix(".so") && !sharedLibraryNames.contains($0) }.sorted()
+        // The folder's part of a path, as `appendingPathComponent` writes it, made once: a name
+        // from the folder holds no slash, so every path is that part and the name (joined
+        // through NSString, each was ≈ 2,500 instructions).
+        guard let first = names.first else { return [] }
+        let joined = (directory as NSString).appendingPathComponent(first)
+        guard joined.hasSuffix(first) else { return names.map { (directory as NSString).appendingPathComponent($0) } }
+        let folderPart = String(joined.dropLast(first.count))
+        return names.map { folderPart + $0 }
     }
 
     /// The names in `directory` (none for a folder that is missing or cannot be read), with
     /// `readdir`: Foundation's `contentsOfDirectory` joins paths with the standard library's
     /// unspecialised `joined(separator:)`, whose first call at a start looks a conformance up
-    /// in every loaded image's records (≈ 350,000 instructions).
-    private static func fileNames(in directory: String) -> [String] {
+    /// in every loaded image's records (≈ 350,000 instructions). Not isolated to the main
+    /// actor: the closure that finds a name's end ran once a byte, and in an isolated function
+    /// each run asked which executor it was on (≈ 3,300 instructions a plugin; BENCHMARKS.md).
+    nonisolated private static func fileNames(in directory: String) -> [String] {
         guard let folder = opendir(directory) else { return [] }
         defer { closedir(folder) }
         var names: [String] = []
@@ -113,10 +123,10 @@ public final class PluginLoader {
     }
 
     /// The file name (and SONAME) of the shared SDK image.
-    public static let sdkLibraryName = "libCoordSDK.so"
+    nonisolated public static let sdkLibraryName = "libCoordSDK.so"
 
     /// The libraries of shared types that sit beside plugins without being plugins.
-    public static let sharedLibraryNames: Set<String> = [sdkLibraryName, "libCoordShop.so"]
+    nonisolated public static let sharedLibraryNames: Set<String> = [sdkLibraryName, "libCoordShop.so"]
 
     /// Loads every candidate in `directories`, in order, and remembers the folders for
     /// `rescan`. Returns the refusals.
