@@ -80,7 +80,12 @@ import Testing
         let refused = VerdictCache.Entry(
             size: 0, modified: 0, changed: 0, inode: UInt64.max, device: 1, sha256: "", host: "another host",
             verdict: PluginVerdict(name: nil, version: nil, refusal: .noEntry, reason: "no entry point — é"))
-        let entries = ["/p/libcart.so": Self.entry(manifests: packed), "/p/libé lan.so": refused, "/p/libnone.so": Self.entry(manifests: "")]
+        var extremes = Self.entry(manifests: "")
+        (extremes.size, extremes.modified, extremes.changed, extremes.device) = (Int64.max, Int64.min, 0, UInt64.max)
+        let entries = [
+            "/p/libcart.so": Self.entry(manifests: packed), "/p/libé lan.so": refused, "/p/libnone.so": Self.entry(manifests: ""),
+            "/p/libedge.so": extremes,
+        ]
         let text = VerdictCache.serialize(entries)
         #expect(VerdictCache.parse(text) == entries)
         #expect(VerdictCache.parse(text.replacingOccurrences(of: "\n", with: "\r\n")).isEmpty, "a header with a carriage return is not the header")
@@ -102,7 +107,10 @@ import Testing
         }
         // A line whose seal matches but whose number or refusal kind does not parse.
         var fields = original.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        for (index, value) in [(1, "forty"), (4, "-1"), (10, "not-a-kind")] {
+        for (index, value) in [
+            (1, "forty"), (4, "-1"), (10, "not-a-kind"), (1, ""), (2, "-"), (3, "--1"), (1, "+5"), (1, "1 "),
+            (1, "9223372036854775808"), (2, "-9223372036854775809"), (5, "18446744073709551616"),
+        ] {
             var bad = fields
             bad[index] = value
             bad[13] = VerdictCache.seal(bad.prefix(13))
