@@ -74,8 +74,12 @@ public struct PluginPolicy: Sendable {
         try checkOwnership(file, folders: &memo)
     }
 
+    /// Who runs this process, asked once: coordsh never changes its user, and each plugin's
+    /// file and folder were asking again (two system calls a plugin at every start).
+    private static let user = getuid()
+
     private func check(owner: UInt32, mode: UInt32, what: String, path: String, file: PluginFile) throws(PluginRefusal) {
-        let user = getuid()
+        let user = Self.user
         guard owner == user || owner == 0 else {
             throw PluginRefusal(
                 path: file.path, kind: .wrongOwner,
