@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// The plugin folders of one scan, each opened once: their files are opened relative to the
-/// open folder, so a file's real path is the folder's (read once) and its name.
+/// The plugin folders of one scan, each opened once: their files are opened (or only looked
+/// at, `entry`) relative to the open folder, so a file's real path is the folder's (read once)
+/// and its name.
 ///
 /// `PluginFile(path:)` asks the kernel for each file's path through /proc/self/fd, a lookup
 /// in procfs that was an eighth of what a plugin registered from the cache cost at start-up
@@ -39,21 +40,7 @@ public struct PluginFolders {
 
     /// Opens the plugin file at `path`, relative to its folder when it can.
     public mutating func open(_ path: String) throws(PluginRefusal) -> PluginFile {
-        let bytes = path.utf8
-        guard bytes.first == UInt8(ascii: "/"), let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else {
-            return try PluginFile(path: path)
-        }
-        let name = String(path[path.index(after: slash)...])
-        guard !name.isEmpty, name != ".", name != ".." else { return try PluginFile(path: path) }
-        let text = path[..<slash]
-        let folder: Folder?
-        if let known = opened.first(where: { $0.text == text }) {
-            folder = known.folder
-        } else {
-            folder = Folder(text.isEmpty ? "/" : String(text))
-            opened.append((text, folder))
-        }
-        guard let folder else { return try PluginFile(path: path) }
+        guard let (folder, name) = place(path) else { return try PluginFile(path: path) }
         let fd = openat(folder.descriptor, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             let error = errno
@@ -62,5 +49,32 @@ public struct PluginFolders {
             throw PluginFile.cannotOpen(path, error)
         }
         return try PluginFile(openedDescriptor: fd, path: path, realPath: folder.realPath + "/" + name)
+    }
+
+    /// What the folder says of the plugin file at `path`, without opening it; nil where only
+    /// `open` can tell (a symbolic link, a path not in an open folder, a file that is not a
+    /// plain readable one).
+    public mutating func entry(_ path: String) -> PluginFolderEntry? {
+        guard let (folder, name) = place(path) else { return nil }
+        return PluginFolderEntry(folder: folder.descriptor, name: name, path: path, realPath: folder.realPath + "/" + name)
+    }
+
+    /// The open folder of an absolute `path` and the name in it; nil for a path that is not
+    /// absolute, a name that is empty, `.` or `..`, and a folder that cannot be opened or named.
+    private mutating func place(_ path: String) -> (Folder, String)? {
+        let bytes = path.utf8
+        guard bytes.first == UInt8(ascii: "/"), let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        let name = String(path[path.index(after: slash)...])
+        guard !name.isEmpty, name != ".", name != ".." else { return nil }
+        let text = path[..<slash]
+        let folder: Folder?
+        if let known = opened.first(where: { $0.text == text }) {
+            folder = known.folder
+        } else {
+            folder = Folder(text.isEmpty ? "/" : String(text))
+            opened.append((text, folder))
+        }
+        guard let folder else { return nil }
+        return (folder, name)
     }
 }
