@@ -19,7 +19,9 @@ public struct LoadedPlugin: Sendable, Equatable {
 /// them register into the app.
 ///
 /// Every file is opened once and everything — ownership, hash, the vetting child, dlopen —
-/// uses that descriptor, so the file cannot be swapped in between. Nothing it loads is ever
+/// uses that descriptor, so the file cannot be swapped in between. A cached, unchanged plugin
+/// is registered at start from its folder entry without being opened (`registrable`); its
+/// first use opens it and checks it again (`loadDeferred`). Nothing it loads is ever
 /// `dlclose`d: the Swift runtime keeps pointers into every image that registered types, so
 /// "unloading" means deregistering and a changed `.so` needs a restart.
 @MainActor
@@ -55,12 +57,15 @@ public final class PluginLoader {
     public var deferLoading = false
     /// Plugin images mapped so far (`dlopen`), for `plugins --json` and tests.
     public private(set) var imagesLoaded = 0
+    /// Plugin files opened so far, for `plugins --json` and tests: a start registers a cached,
+    /// unchanged plugin from its folder entry without opening it (`registrable`).
+    public private(set) var filesOpened = 0
 
     /// What the loader last saw of each file it loaded or refused, so that a rescan only
     /// reports what changed.
     private struct Seen: Equatable {
         let size: Int64, modified: Int64, changed: Int64, inode: UInt64, device: UInt64
-        init(_ file: PluginFile) {
+        init(_ file: some PluginFileStatus) {
             size = file.size
             modified = file.modificationTime
             changed = file.changeTime
@@ -158,7 +163,9 @@ public final class PluginLoader {
     @discardableResult
     public func load(_ path: String) throws(PluginRefusal) -> LoadedPlugin {
         // A plugin registered from the cache and not loaded yet: load it now.
-        if let file = try? PluginFile(path: path), deferredFiles.contains(file.realPath), let name = loadedFiles[file.realPath]?.name,
+        let opened = try? PluginFile(path: path)
+        if opened != nil { filesOpened += 1 }
+        if let file = opened, deferredFiles.contains(file.realPath), let name = loadedFiles[file.realPath]?.name,
             let feature = app.features.features.first(where: { !$0.isLoaded && $0.origin?.name == name }) {
             do throws(CoordError) {
                 try feature.load()
@@ -178,10 +185,28 @@ public final class PluginLoader {
     // MARK: The pipeline
 
     private struct Candidate {
-        let file: PluginFile
+        /// The open file; nil for a plugin registered from its folder entry and the cache.
+        let file: PluginFile?
+        /// What the file system says of it: the open file's, or its folder entry's.
+        let status: any PluginFileStatus
         var sha256: String?
         var verdict: PluginVerdict?
         var vettedNow = false
+        /// What it registered last time, for a plugin registered from its folder entry.
+        var manifests: [FeatureManifest]?
+
+        init(file: PluginFile) {
+            self.file = file
+            status = file
+        }
+
+        init(entry: PluginFolderEntry, verdict: PluginVerdict, sha256: String, manifests: [FeatureManifest]) {
+            file = nil
+            status = entry
+            self.verdict = verdict
+            self.sha256 = sha256
+            self.manifests = manifests
+        }
     }
 
     private func loadBatch(_ paths: [String], explicit: Bool) -> (loaded: [LoadedPlugin], refused: [PluginRefusal]) {
@@ -199,7 +224,7 @@ public final class PluginLoader {
             foldersSeen = PluginPolicy.FolderMemo()
             quarantinedInBatch = nil
         }
-        func refuse(_ refusal: PluginRefusal, _ file: PluginFile?) {
+        func refuse(_ refusal: PluginRefusal, _ file: (any PluginFileStatus)?) {
             refusals.append(refusal)
             refused.removeAll { $0.path == refusal.path }
             refused.append(refusal)
@@ -207,10 +232,16 @@ public final class PluginLoader {
         }
         // Each folder opened once, its files relative to it.
         var folders = PluginFolders()
+        let registersFromEntries = deferLoading && !explicit && policy.allowList == nil && cache != nil
         for path in paths {
+            if registersFromEntries, let candidate = registrable(path, in: &folders) {
+                candidates.append(candidate)
+                continue
+            }
             let file: PluginFile
             do {
                 file = try folders.open(path)
+                filesOpened += 1
             } catch {
                 if explicit || !sameRefusal(error) { refuse(error, nil) }
                 continue
@@ -230,13 +261,37 @@ public final class PluginLoader {
             do {
                 plugins.append(try commit(candidate, explicit: explicit))
             } catch {
-                refuse(error, candidate.file)
+                refuse(error, candidate.status)
             }
         }
         // Plugins registered from the cache left the dependencies to this one rebuild.
         if plugins.contains(where: { !$0.isLoaded }) { app.rebuildDependencies() }
         cache?.save()
         return (plugins, refusals)
+    }
+
+    /// A plugin that can be registered from the cache on its folder entry alone, without
+    /// opening its file: one `fstatat` where the open, its `fstat`, the ELF header's read and
+    /// the close were four system calls a plugin at every start (BENCHMARKS.md, issue 41). The
+    /// entry must be a plain file that the loader neither knows nor refused, that passes the
+    /// ownership check, and whose cached verdict accepted it and whose cached registration
+    /// unpacks, all for exactly this size, inode, device and modification and change times —
+    /// the file the cache saw vetted and registered. Nil for anything else, which is then
+    /// opened and checked as before, so that its refusal or load is the same. Its first use
+    /// opens it and compares those fields again (`loadDeferred`).
+    private func registrable(_ path: String, in folders: inout PluginFolders) -> Candidate? {
+        // At a start the three are empty, and asking an empty dictionary still hashes the path.
+        guard let cache, let entry = folders.entry(path), loadedFiles.isEmpty || loadedFiles[entry.realPath] == nil,
+            refusedFiles.isEmpty || refusedFiles[entry.realPath] == nil,
+            excludedPaths.isEmpty || !excludedPaths.contains(entry.realPath)
+        else { return nil }
+        let seen = Seen(entry)
+        guard !loadedFiles.contains(where: { $0.value.seen.sameFile(as: seen) }),
+            (try? policy.checkOwnership(entry, folders: &foldersSeen)) != nil,
+            let (verdict, sha256) = cache.lookup(entry, sha256: nil), verdict.refusal == nil, verdict.name != nil,
+            verdict.version != nil, let manifests = cache.manifests(for: entry)
+        else { return nil }
+        return Candidate(entry: entry, verdict: verdict, sha256: sha256, manifests: manifests)
     }
 
     /// A file the scan refused before it could be opened (say, a text file whose bytes have
@@ -288,18 +343,21 @@ public final class PluginLoader {
     /// Vets, in child processes and all at once, every candidate without a cached verdict.
     private func vet(_ candidates: inout [Candidate]) {
         guard let vetting else { return }
-        let pending = candidates.indices.filter { candidates[$0].verdict == nil }
+        // Only opened files lack a verdict: one registered from its entry had the cache's.
+        let pending = candidates.indices.compactMap { index in
+            candidates[index].verdict == nil ? candidates[index].file.map { (index, $0) } : nil
+        }
         guard !pending.isEmpty else { return }
         // A few at a time: each child is a whole coordsh process.
         for batch in stride(from: 0, to: pending.count, by: 8).map({ Array(pending[$0..<min($0 + 8, pending.count)]) }) {
-            let verdicts = vetting.vet(batch.map { candidates[$0].file })
+            let verdicts = vetting.vet(batch.map(\.1))
             vettingChildren += batch.count
-            for (index, verdict) in zip(batch, verdicts) {
-                let sha256 = candidates[index].sha256 ?? PluginPolicy.sha256(of: candidates[index].file)
+            for ((index, file), verdict) in zip(batch, verdicts) {
+                let sha256 = candidates[index].sha256 ?? PluginPolicy.sha256(of: file)
                 candidates[index].verdict = verdict
                 candidates[index].sha256 = sha256
                 candidates[index].vettedNow = true
-                cache?.store(candidates[index].file, sha256: sha256, verdict: verdict)
+                cache?.store(file, sha256: sha256, verdict: verdict)
             }
         }
     }
@@ -308,27 +366,32 @@ public final class PluginLoader {
     /// — or, when `deferLoading` is on and the cache knows what it registers, registers it from
     /// that without loading it.
     private func commit(_ candidate: Candidate, explicit: Bool) throws(PluginRefusal) -> LoadedPlugin {
-        let file = candidate.file
+        let path = candidate.status.path
         func refuse(_ kind: PluginRefusal.Kind, _ reason: String) -> PluginRefusal {
-            PluginRefusal(path: file.path, kind: kind, reason: reason)
+            PluginRefusal(path: path, kind: kind, reason: reason)
         }
         if let verdict = candidate.verdict {
             if let kind = verdict.refusal { throw refuse(kind, verdict.reason ?? kind.rawValue) }
             // Known before anything is mapped: a second copy or a new version of a loaded
             // plugin must not be dlopened next to it.
             if let name = verdict.name {
-                try checkNotQuarantined(name, file: file)
-                try checkNotLoaded(name, version: verdict.version ?? "?", file: file)
+                try checkNotQuarantined(name, path: path)
+                try checkNotLoaded(name, version: verdict.version ?? "?", path: path)
                 if deferLoading, !explicit, !candidate.vettedNow, let version = verdict.version,
-                    let manifests = cache?.manifests(for: file) {
-                    return try registerDeferred(file, name: name, version: version, manifests: manifests)
+                    let manifests = candidate.manifests ?? cache?.manifests(for: candidate.status) {
+                    return try registerDeferred(candidate.status, name: name, version: version, manifests: manifests)
                 }
             }
         }
+        // Only a plugin registered from its folder entry has no open file, and it was
+        // registered above: its verdict named it and its manifests were unpacked.
+        guard let file = candidate.file else {
+            throw refuse(.registration, "not registered from the cache, and not opened")
+        }
         let (image, name, version) = try PluginImage.load(file)
         imagesLoaded += 1
-        try checkNotQuarantined(name, file: file)
-        try checkNotLoaded(name, version: version, file: file)
+        try checkNotQuarantined(name, path: path)
+        try checkNotLoaded(name, version: version, path: path)
         let definitions = try image.register()
         let unmet = app.unmetNeeds(of: definitions)
         guard unmet.isEmpty else {
@@ -351,7 +414,7 @@ public final class PluginLoader {
 
     /// Registers a cached, unchanged plugin from the manifests it registered last time; its
     /// first use calls `loadDeferred`.
-    private func registerDeferred(_ file: PluginFile, name: String, version: String, manifests: [FeatureManifest]) throws(PluginRefusal) -> LoadedPlugin {
+    private func registerDeferred(_ file: some PluginFileStatus, name: String, version: String, manifests: [FeatureManifest]) throws(PluginRefusal) -> LoadedPlugin {
         let unmet = app.unmetNeeds(of: manifests)
         guard unmet.isEmpty else {
             throw PluginRefusal(
@@ -415,13 +478,14 @@ public final class PluginLoader {
         let file: PluginFile
         do {
             file = try PluginFile(path: deferred.path)
+            filesOpened += 1
         } catch {
             throw refusing(error)
         }
         // Quarantined since start-up (by another shell's crashes): refused whether or not the
         // file changed, as it would have been at start-up.
         do {
-            try checkNotQuarantined(deferred.name, file: file)
+            try checkNotQuarantined(deferred.name, path: file.path)
         } catch {
             throw refusing(error)
         }
@@ -477,9 +541,9 @@ public final class PluginLoader {
         }
     }
 
-    private func checkNotQuarantined(_ name: String, file: PluginFile) throws(PluginRefusal) {
+    private func checkNotQuarantined(_ name: String, path: String) throws(PluginRefusal) {
         if let reason = (quarantinedInBatch ?? quarantine?.entries())?[name] {
-            throw PluginRefusal(path: file.path, kind: .quarantined, reason: "quarantined: \(reason); 'plugins allow \(name)' lets it load again", plugin: name)
+            throw PluginRefusal(path: path, kind: .quarantined, reason: "quarantined: \(reason); 'plugins allow \(name)' lets it load again", plugin: name)
         }
     }
 
@@ -489,14 +553,14 @@ public final class PluginLoader {
         loaded.append(plugin)
     }
 
-    private func checkNotLoaded(_ name: String, version: String, file: PluginFile) throws(PluginRefusal) {
+    private func checkNotLoaded(_ name: String, version: String, path: String) throws(PluginRefusal) {
         guard let index = loadedIndex[name] else { return }
         let other = loaded[index]
         if other.origin.version == version {
-            throw PluginRefusal(path: file.path, kind: .duplicate, reason: "duplicate plugin name '\(name)': already loaded from \(other.origin.path)")
+            throw PluginRefusal(path: path, kind: .duplicate, reason: "duplicate plugin name '\(name)': already loaded from \(other.origin.path)")
         }
         throw PluginRefusal(
-            path: file.path, kind: .needsRestart,
+            path: path, kind: .needsRestart,
             reason: "is version \(version) of plugin '\(name)', whose version \(other.origin.version) is loaded from \(other.origin.path); restart coordsh to load the new version (Swift images are never unloaded)")
     }
 }

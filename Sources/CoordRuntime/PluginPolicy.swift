@@ -43,7 +43,7 @@ public struct PluginPolicy: Sendable {
     }
 
     /// Refuses a file or folder that someone other than the user or root could change.
-    func checkOwnership(_ file: PluginFile, folders memo: inout FolderMemo) throws(PluginRefusal) {
+    func checkOwnership(_ file: some PluginFileStatus, folders memo: inout FolderMemo) throws(PluginRefusal) {
         try check(owner: file.owner, mode: file.mode, what: "it", path: file.path, file: file)
         var folders = [memo.folder(of: file.realPath)]
         let parent = memo.folder(of: file.path)
@@ -78,7 +78,7 @@ public struct PluginPolicy: Sendable {
     /// file and folder were asking again (two system calls a plugin at every start).
     private static let user = getuid()
 
-    private func check(owner: UInt32, mode: UInt32, what: String, path: String, file: PluginFile) throws(PluginRefusal) {
+    private func check(owner: UInt32, mode: UInt32, what: String, path: String, file: some PluginFileStatus) throws(PluginRefusal) {
         let user = Self.user
         guard owner == user || owner == 0 else {
             throw PluginRefusal(

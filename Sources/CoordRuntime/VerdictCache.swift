@@ -59,7 +59,7 @@ public final class VerdictCache {
 
     /// The cached verdict and hash for `file`, if the file is unchanged since it was vetted
     /// (and, when `sha256` is known, has that hash).
-    func lookup(_ file: PluginFile, sha256: String?) -> (verdict: PluginVerdict, sha256: String)? {
+    func lookup(_ file: some PluginFileStatus, sha256: String?) -> (verdict: PluginVerdict, sha256: String)? {
         guard let entry = entries[file.realPath], entry.host == Self.host, entry.size == file.size,
               entry.modified == file.modificationTime, entry.changed == file.changeTime,
               entry.inode == file.inode, entry.device == file.device,
@@ -69,7 +69,7 @@ public final class VerdictCache {
 
     /// What the plugin in `file` registered when it was last loaded, if the file is unchanged
     /// since and the entry is sound; nil when it must be loaded to know.
-    func manifests(for file: PluginFile) -> [FeatureManifest]? {
+    func manifests(for file: some PluginFileStatus) -> [FeatureManifest]? {
         guard lookup(file, sha256: nil) != nil, let text = entries[file.realPath]?.manifests,
             let manifests = ManifestPacking.unpack(text), !manifests.isEmpty
         else { return nil }

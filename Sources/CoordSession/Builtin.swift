@@ -312,6 +312,7 @@ struct Builtin {
         return CommandResult(lines: lines, json: [
             "vetting_processes": .int(session.loader.vettingChildren),
             "images_loaded": .int(session.loader.imagesLoaded),
+            "files_opened": .int(session.loader.filesOpened),
             "plugins": JSONValue(loaded),
             "refused": JSONValue(session.loader.refused.map(refusalJSON)),
             "asks": JSONValue(session.grantRequests().map(\.json)),

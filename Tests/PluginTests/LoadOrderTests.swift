@@ -7,7 +7,7 @@ import Testing
 /// duplicate, is the same at every start — vetted fresh or registered from the cache.
 @Suite("Load order: a folder's plugins by file name")
 struct LoadOrderTests {
-    @Test("four copies of one plugin, written out of order: the first by name is loaded and the others refused in name order, at the first start and the next")
+    @Test("four copies of one plugin, written out of order: the first by name is loaded and the others refused in name order, at the first start and the next; a new fifth copy first by name wins over the cached one")
     func firstByNameWins() throws {
         let home = try PluginHome("loadorder")
         defer { home.remove() }
@@ -28,5 +28,16 @@ struct LoadOrderTests {
                 "refused \(folder)/\($0): duplicate plugin name 'content': already loaded from \(folder)/libalpha.so"
             }, "\(start): \(result.stdout)")
         }
+
+        // A fifth copy, first by name and new, beside four the cache knows: it is vetted and
+        // loaded, and the copy registered from the cache until now is refused after it.
+        try FileManager.default.copyItem(atPath: BuildProducts.plugin("Content"), toPath: folder + "/libaaa.so")
+        let mixed = try home.coordsh(["--config", config, "-c", "plugins"])
+        #expect(mixed.status == 0, "\(mixed.stderr)")
+        let lines = mixed.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first { $0.hasPrefix("content ") }?.contains("\(folder)/libaaa.so") == true, "\(mixed.stdout)")
+        #expect(lines.filter { $0.hasPrefix("refused ") } == ["libalpha.so", "libgamma.so", "libmu.so", "libzeta.so"].map {
+            "refused \(folder)/\($0): duplicate plugin name 'content': already loaded from \(folder)/libaaa.so"
+        }, "\(mixed.stdout)")
     }
 }
