@@ -61,13 +61,7 @@ public final class PluginFile {
             if owns { close(fd) }
             throw PluginRefusal(path: path, kind: .notAFile, reason: "cannot stat (\(String(cString: strerror(errno))))")
         }
-        size = Int64(info.st_size)
-        modificationTime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        changeTime = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-        inode = UInt64(info.st_ino)
-        device = UInt64(info.st_dev)
-        owner = info.st_uid
-        mode = info.st_mode
+        (size, modificationTime, changeTime, inode, device, owner, mode) = info.pluginFileFields
         realPath = known ?? Self.openedPath(fd) ?? Self.resolve(path) ?? path
         guard (mode & S_IFMT) == S_IFREG else {
             throw PluginRefusal(path: path, kind: .notAFile, reason: (mode & S_IFMT) == S_IFDIR ? "is a folder, not a plugin file" : "not a regular file")

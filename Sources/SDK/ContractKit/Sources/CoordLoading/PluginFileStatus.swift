@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the file system says of a plugin file: the fields that tell the file again (the
 /// host's verdict cache keys a verdict by them) and the owner and mode that say who could
 /// have written it.
@@ -22,3 +26,11 @@ public protocol PluginFileStatus {
 }
 
 extension PluginFile: PluginFileStatus {}
+
+extension stat {
+    /// `PluginFileStatus`'s fields from a `stat`, in its order, times in nanoseconds.
+    var pluginFileFields: (size: Int64, modificationTime: Int64, changeTime: Int64, inode: UInt64, device: UInt64, owner: UInt32, mode: UInt32) {
+        (Int64(st_size), Int64(st_mtim.tv_sec) * 1_000_000_000 + Int64(st_mtim.tv_nsec),
+         Int64(st_ctim.tv_sec) * 1_000_000_000 + Int64(st_ctim.tv_nsec), UInt64(st_ino), UInt64(st_dev), st_uid, st_mode)
+    }
+}

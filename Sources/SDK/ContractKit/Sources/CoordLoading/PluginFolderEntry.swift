@@ -31,13 +31,7 @@ public struct PluginFolderEntry: PluginFileStatus {
         else { return nil }
         self.path = path
         self.realPath = realPath
-        size = Int64(info.st_size)
-        modificationTime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        changeTime = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-        inode = UInt64(info.st_ino)
-        device = UInt64(info.st_dev)
-        owner = info.st_uid
-        mode = info.st_mode
+        (size, modificationTime, changeTime, inode, device, owner, mode) = info.pluginFileFields
     }
 
     /// Who runs this process, asked once.
