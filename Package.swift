@@ -225,6 +225,8 @@ let package = Package(
 // generic requirement by looking the conformance up, and the runtime's first look-up of a
 // conformance reads every loaded image's conformance records (≈ 400,000 instructions each; six
 // of them were a tenth of `coordsh -c 'echo ok'`). The SDK's and the shop's packages say the same.
+// A manifest cannot give the dependencies (SwiftNIO, GRDB, …) a flag: `scripts/build-release`,
+// which ./run, ./bench and ./install build with, passes it to every module.
 let metadataAccessors = SwiftSetting.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [metadataAccessors]
