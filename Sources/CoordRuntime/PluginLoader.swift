@@ -288,8 +288,8 @@ public final class PluginLoader {
         let seen = Seen(entry)
         guard !loadedFiles.contains(where: { $0.value.seen.sameFile(as: seen) }),
             (try? policy.checkOwnership(entry, folders: &foldersSeen)) != nil,
-            let (verdict, sha256) = cache.lookup(entry, sha256: nil), verdict.refusal == nil, verdict.name != nil,
-            verdict.version != nil, let manifests = cache.manifests(for: entry)
+            let (verdict, sha256, manifests) = cache.registration(for: entry), verdict.refusal == nil, verdict.name != nil,
+            verdict.version != nil
         else { return nil }
         return Candidate(entry: entry, verdict: verdict, sha256: sha256, manifests: manifests)
     }

@@ -29,6 +29,11 @@ public struct PluginPolicy: Sendable {
         /// of one folder share it, and the bridge to `NSString` for each plugin's two paths was
         /// an eighth of registering 100 plugins from the cache.
         var folders: [Substring: String] = [:]
+        /// The folder parts (real and as given) of the last file whose folders passed: the
+        /// next file of the same folders checks only itself. A scan's files come folder by
+        /// folder, and looking each one's folders up again (four hashes of their paths and an
+        /// array) was a tenth of registering a plugin from the cache.
+        var passed: (real: Substring, given: Substring)?
 
         mutating func folder(of path: String) -> String {
             let bytes = path.utf8
@@ -45,6 +50,8 @@ public struct PluginPolicy: Sendable {
     /// Refuses a file or folder that someone other than the user or root could change.
     func checkOwnership(_ file: some PluginFileStatus, folders memo: inout FolderMemo) throws(PluginRefusal) {
         try check(owner: file.owner, mode: file.mode, what: "it", path: file.path, file: file)
+        let parts = (real: Self.folderPart(file.realPath), given: Self.folderPart(file.path))
+        if let passed = memo.passed, passed.real == parts.real, passed.given == parts.given { return }
         var folders = [memo.folder(of: file.realPath)]
         let parent = memo.folder(of: file.path)
         let given: String
@@ -67,6 +74,14 @@ public struct PluginPolicy: Sendable {
             guard let status else { continue }
             try check(owner: status.owner, mode: status.mode, what: "its folder \(folder)", path: folder, file: file)
         }
+        memo.passed = parts
+    }
+
+    /// A path's text before its last `/` (all of it without one): the same text is the same
+    /// folder, as `FolderMemo.folder(of:)` reads it.
+    private static func folderPart(_ path: String) -> Substring {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path[...] }
+        return path[..<slash]
     }
 
     func checkOwnership(_ file: PluginFile) throws(PluginRefusal) {

@@ -60,11 +60,24 @@ public final class VerdictCache {
     /// The cached verdict and hash for `file`, if the file is unchanged since it was vetted
     /// (and, when `sha256` is known, has that hash).
     func lookup(_ file: some PluginFileStatus, sha256: String?) -> (verdict: PluginVerdict, sha256: String)? {
-        guard let entry = entries[file.realPath], entry.host == Self.host, entry.size == file.size,
-              entry.modified == file.modificationTime, entry.changed == file.changeTime,
-              entry.inode == file.inode, entry.device == file.device,
-              sha256 == nil || sha256 == entry.sha256 else { return nil }
+        guard let entry = entries[file.realPath], Self.matches(entry, file), sha256 == nil || sha256 == entry.sha256 else { return nil }
         return (entry.verdict, entry.sha256)
+    }
+
+    /// The cached verdict, hash and registration of `file`, in one look-up of its entry: what
+    /// a plugin registered from its folder entry needs (the three separate look-ups hashed its
+    /// path three times). Nil when the file changed, or the entry holds no sound registration.
+    func registration(for file: some PluginFileStatus) -> (verdict: PluginVerdict, sha256: String, manifests: [FeatureManifest])? {
+        guard let entry = entries[file.realPath], Self.matches(entry, file), let manifests = ManifestPacking.unpack(entry.manifests),
+            !manifests.isEmpty
+        else { return nil }
+        return (entry.verdict, entry.sha256, manifests)
+    }
+
+    /// Whether `entry` is of `file` as it is now, vetted by this host.
+    private static func matches(_ entry: Entry, _ file: some PluginFileStatus) -> Bool {
+        entry.host == host && entry.size == file.size && entry.modified == file.modificationTime
+            && entry.changed == file.changeTime && entry.inode == file.inode && entry.device == file.device
     }
 
     /// What the plugin in `file` registered when it was last loaded, if the file is unchanged
