@@ -72,7 +72,6 @@ public enum PluginSandbox {
     /// file or a PostgreSQL URL) and whose plugin folders are `pluginDirectories`.
     public static func policy(config: Config, database: String, pluginDirectories: [String], extra: Extra = Extra()) -> SandboxPolicy {
         var policy = SandboxPolicy()
-        let environment = ProcessInfo.processInfo.environment
         // A path named relative to the current folder (`--db shop.sqlite`) has its folder
         // there: the folder part of a bare name is empty, which would grant nothing.
         func folder(_ path: String) -> String {
@@ -99,7 +98,13 @@ public enum PluginSandbox {
             writable.append(folder(database))
         }
         // Under `./test --coverage` every process writes its profile when it exits.
-        if let profile = environment["LLVM_PROFILE_FILE"], profile.hasPrefix("/") { writable.append(folder(profile)) }
+        // One variable read with getenv: Foundation's `environment` builds a dictionary of the
+        // whole environment, and the first such dictionary in a process looks its type up by
+        // name (≈ 0.6 M instructions of the supervised worker's start; BENCHMARKS.md, issue 41).
+        if let value = getenv("LLVM_PROFILE_FILE") {
+            let profile = String(cString: value)
+            if profile.hasPrefix("/") { writable.append(folder(profile)) }
+        }
         policy.writable = writable + extra.writable
         policy.unixSockets = policy.unixSockets || extra.unixSockets
         for path in writable where !path.isEmpty {
