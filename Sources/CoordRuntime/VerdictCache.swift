@@ -83,10 +83,7 @@ public final class VerdictCache {
     /// What the plugin in `file` registered when it was last loaded, if the file is unchanged
     /// since and the entry is sound; nil when it must be loaded to know.
     func manifests(for file: some PluginFileStatus) -> [FeatureManifest]? {
-        guard lookup(file, sha256: nil) != nil, let text = entries[file.realPath]?.manifests,
-            let manifests = ManifestPacking.unpack(text), !manifests.isEmpty
-        else { return nil }
-        return manifests
+        registration(for: file)?.manifests
     }
 
     /// Records what the plugin in `file` registered, next to its verdict (which it must have).
