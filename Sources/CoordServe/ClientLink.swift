@@ -1,13 +1,12 @@
 import CoordProtocol
 import CoordRuntime
 import Logging
-import NIOCore
 
 /// The server's handle on one client connection, usable from the main actor: who the peer is
-/// and how to send it a frame. Writes hop to the connection's event loop by themselves.
+/// and how to send it a frame (through a SwiftNIO channel, or a worker's own loop).
 struct ClientLink: Sendable {
     let id: Int
-    let channel: any Channel
+    let connection: any PeerConnection
     let pid: Int32
     let uid: UInt32
     /// Where a push too large to send is logged.
@@ -29,22 +28,26 @@ struct ClientLink: Sendable {
             guard let fallback = try? FrameDecoder.encode(ServerReply.error(id: id, code: error.code, message: error.message).object) else { return }
             bytes = fallback
         }
-        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        connection.write(bytes)
     }
 
     /// Sends a frame as another process wrote it (a worker's answer a front passes on).
     func send(frame bytes: [UInt8]) {
-        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        connection.write(bytes)
     }
 
     /// Sends a last frame, then closes once it is written.
     func sendAndClose(_ reply: ServerReply) {
         guard let bytes = try? FrameDecoder.encode(reply.object) else {
-            channel.close(promise: nil)
+            connection.close()
             return
         }
-        let channel = self.channel
-        channel.writeAndFlush(ByteBuffer(bytes: bytes)).whenComplete { _ in channel.close(promise: nil) }
+        connection.writeThenClose(bytes)
+    }
+
+    /// Closes the connection (the client said bye).
+    func close() {
+        connection.close()
     }
 }
 

@@ -157,7 +157,7 @@ final class FrontServer: ClientServing {
         case .ping(let id):
             link.send(.pong(id: id))
         case .bye:
-            link.channel.close(promise: nil)
+            link.close()
         case .hello:
             break
         }

@@ -117,7 +117,7 @@ public enum Serve {
         // and answered on one thread with no hand-over (two thread wake-ups fewer per command;
         // `./bench serve`).
         MultiThreadedEventLoopGroup.withCurrentThreadAsEventLoop { loop in
-            let hub = ServerHub(server: server, logger: logger, loop: loop)
+            let hub = ServerHub(server: server, logger: logger, loop: ChannelLoop(loop: loop))
             let bootstrap = ServerBootstrap(group: loop)
                 .serverChannelOption(.backlog, value: 128)
                 .childChannelOption(.writeBufferWaterMark, value: .init(low: settings.outboundLimit / 2, high: settings.outboundLimit))
@@ -277,7 +277,7 @@ public enum Serve {
 
     /// Watches the plugin folders: what arrives is loaded on the loop and every client told.
     @MainActor
-    static func watchPlugins(server: Server, loop: any EventLoop) {
+    static func watchPlugins(server: Server, loop: any ServerLoop) {
         if let watcher = PluginWatcher(directories: server.host.loader.directories) {
             // inotify is read by a dispatch source; what it saw is handled on the loop, with
             // the source paused until then so that one change is picked up once.
@@ -310,7 +310,7 @@ public enum Serve {
         let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
             level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
         return credentials.flatMap { peer in
-            let link = ClientLink(id: id, channel: channel, pid: peer.pid, uid: peer.uid, logger: hub.logger)
+            let link = ClientLink(id: id, connection: ChannelPeer(channel: channel), pid: peer.pid, uid: peer.uid, logger: hub.logger)
             let allowed = peer.uid == ownUID || (peer.uid == 0 && settings.allowRoot)
             guard allowed else {
                 hub.log(.warning, "client \(id) (pid \(peer.pid)) refused: uid \(peer.uid) is not the server's (uid \(ownUID))")

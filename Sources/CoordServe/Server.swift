@@ -159,7 +159,7 @@ final class Server: ClientServing {
         case .ping(let id):
             link.send(.pong(id: id))
         case .bye:
-            link.channel.close(promise: nil)
+            link.close()
         case .hello:
             break  // the handler answers a second hello itself
         }
@@ -212,7 +212,7 @@ final class Server: ClientServing {
     }
 
     func listening(loop: any EventLoop) -> String {
-        Serve.watchPlugins(server: self, loop: loop)
+        Serve.watchPlugins(server: self, loop: ChannelLoop(loop: loop))
         return ", \(host.app.features.features.count) features, in this process"
     }
 

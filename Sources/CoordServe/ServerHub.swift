@@ -2,15 +2,15 @@ import CoordProtocol
 import NIOCore
 import Logging
 
-/// The way from a connection's handler to the server. The event loop runs on the main thread
-/// (see `Serve`), so a request is handed over there and then, in arrival order. A connection's
+/// The way from a connection's handler to the server. The loop runs on the main thread (see
+/// `Serve` and `WorkerLoop`), so a request is handed over there and then, in arrival order. A connection's
 /// end is handed over on the loop's next turn instead: it can be noticed in the middle of the
 /// server's own work (a write to a peer that went away), and the server must not close a
 /// scene under a command that is still running in it.
 struct ServerHub: Sendable {
     let server: any ClientServing
     let logger: Logger
-    let loop: any EventLoop
+    let loop: any ServerLoop
 
     func opened(_ link: ClientLink, resume: String?, scene: String?, peer: Int?) {
         MainActor.assumeIsolated { server.open(link, resume: resume, scene: scene, peer: peer) }

@@ -8,8 +8,6 @@ import CoordRuntime
 import CoordSession
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
 
 /// `coordsh worker`: the app of a supervised front (an interactive shell, or `coordsh serve`),
 /// in a process of its own. The plugins, the coordinators and the database live here; the
@@ -90,37 +88,41 @@ public enum Worker {
         let control = options.descriptor
         let ids = ConnectionCounter()
 
-        MultiThreadedEventLoopGroup.withCurrentThreadAsEventLoop { loop in
-            let hub = ServerHub(server: server, logger: logger, loop: loop)
-            let timeout = TimeAmount.nanoseconds(Int64(config.serve.handshakeTimeout * 1e9))
-            // The control channel is read by a thread of its own (a blocking recvmsg); each
-            // scene's connection is attached on the loop. Its end is the front's: then so is ours.
-            Thread.detachNewThread {
-                while true {
-                    let received = coordsh_recv_fd(control)
-                    guard received >= 0 else {
-                        if received == -2 {
-                            FileHandle.standardError.write(Data("coordsh worker: control channel: \(String(cString: strerror(errno)))\n".utf8))
-                        }
-                        // Its stderr closed last: the front, which reads it to the end, knows
-                        // this process has done everything it will do (`WorkerProcess.stop`).
-                        loop.execute {
-                            // What this app changed goes into the database's file before the
-                            // front hears that this process is done.
-                            MainActor.assumeIsolated { host.close() }
-                            close(STDERR_FILENO)
-                            exit(0)
-                        }
-                        return
+        guard let loop = WorkerLoop() else {
+            FileHandle.standardError.write(Data("coordsh worker: cannot make its event loop: \(String(cString: strerror(errno)))\n".utf8))
+            return 1
+        }
+        let hub = ServerHub(server: server, logger: logger, loop: loop)
+        let handshakeSeconds = config.serve.handshakeTimeout
+        let outboundLimit = config.serve.outboundLimit
+        // The control channel is read by a thread of its own (a blocking recvmsg); each
+        // scene's connection is attached on the loop. Its end is the front's: then so is ours.
+        Thread.detachNewThread {
+            while true {
+                let received = coordsh_recv_fd(control)
+                guard received >= 0 else {
+                    if received == -2 {
+                        FileHandle.standardError.write(Data("coordsh worker: control channel: \(String(cString: strerror(errno)))\n".utf8))
                     }
-                    loop.execute { attach(received, loop: loop, hub: hub, id: ids.next(), handshakeTimeout: timeout, outboundLimit: config.serve.outboundLimit) }
+                    // Its stderr closed last: the front, which reads it to the end, knows
+                    // this process has done everything it will do (`WorkerProcess.stop`).
+                    loop.execute {
+                        // What this app changed goes into the database's file before the
+                        // front hears that this process is done.
+                        MainActor.assumeIsolated { host.close() }
+                        close(STDERR_FILENO)
+                        exit(0)
+                    }
+                    return
                 }
-            }
-            if options.watchPlugins {
-                MainActor.assumeIsolated { Serve.watchPlugins(server: server, loop: loop) }
+                let id = ids.next()
+                loop.execute { loop.attach(received, id: id, hub: hub, handshakeSeconds: handshakeSeconds, outboundLimit: outboundLimit) }
             }
         }
-        return 0
+        if options.watchPlugins {
+            Serve.watchPlugins(server: server, loop: loop)
+        }
+        loop.run()
     }
 
     /// One variable of this process's environment. `ProcessInfo`'s `environment` makes a
@@ -128,27 +130,5 @@ public enum Worker {
     /// the way to a supervised shell's first answer).
     private static func variable(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
-    }
-
-    /// One scene's connection, from the front: the protocol handler on it, as on a client's,
-    /// with the server's outbound limit (NIO's default high-water mark, 64 KiB, would drop the
-    /// front at the first reply larger than that, which the front takes for a crash).
-    static func attach(_ descriptor: Int32, loop: any EventLoop, hub: ServerHub, id: Int, handshakeTimeout: TimeAmount, outboundLimit: Int) {
-        ClientBootstrap(group: loop)
-            .channelOption(.writeBufferWaterMark, value: .init(low: outboundLimit / 2, high: outboundLimit))
-            .channelInitializer { channel in
-                let link = ClientLink(id: id, channel: channel, pid: getppid(), uid: getuid(), logger: hub.logger)
-                do {
-                    try channel.pipeline.syncOperations.addHandler(ClientHandler(link: link, hub: hub, handshakeTimeout: handshakeTimeout))
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-                return channel.eventLoop.makeSucceededVoidFuture()
-            }
-            .withConnectedSocket(descriptor)
-            .whenFailure { error in
-                hub.log(.error, "cannot use the scene connection \(descriptor) from the front: \(error)")
-                close(descriptor)
-            }
     }
 }

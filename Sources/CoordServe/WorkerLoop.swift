@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+
+/// A worker's event loop, run by its main thread: one `poll` over the front's scene
+/// connections and a wake-up pipe, with the hand-overs from other threads (a new scene's
+/// socket from the control channel, a plugin folder's change) run between.
+///
+/// A worker serves one front over a few local socketpairs. SwiftNIO's machinery for that cost
+/// its start ≈ 3.5 M instructions of first-use runtime work (type metadata, conformance
+/// look-ups) before the front's first answer, on the critical path of every supervised start
+/// (BENCHMARKS.md, "Issue 41, eighteenth pass"). `coordsh serve` keeps SwiftNIO: it listens,
+/// admits strangers by their credentials and serves many clients.
+final class WorkerLoop: ServerLoop, @unchecked Sendable {
+    /// The wake-up pipe: read end polled, write end written by `execute`.
+    private let wake: Int32
+    private let waker: Int32
+    private let thread: pthread_t
+    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    /// The loop thread's alone, as is everything below.
+    private var connections: [WorkerConnection] = []
+    private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
+
+    /// A loop run by the calling thread; nil when no pipe can be made (errno says why).
+    init?() {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        self.wake = ends[0]
+        self.waker = ends[1]
+        self.thread = pthread_self()
+    }
+
+    /// Whether the caller is the loop's thread.
+    var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
+
+    /// Runs `task` on the loop's thread at its next turn, from any thread.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        tasks.withLock { $0.append(task) }
+        // A full pipe already holds a wake-up: the byte not written is not missed.
+        var one: UInt8 = 1
+        _ = Foundation.write(waker, &one, 1)
+    }
+
+    /// A scene's socket from the front: read, written and timed on this loop from now on.
+    func attach(_ descriptor: Int32, id: Int, hub: ServerHub, handshakeSeconds: Double, outboundLimit: Int) {
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            hub.log(.error, "cannot use the scene connection \(descriptor) from the front: \(String(cString: strerror(errno)))")
+            Foundation.close(descriptor)
+            return
+        }
+        let connection = WorkerConnection(descriptor: descriptor, loop: self, outboundLimit: outboundLimit, handshakeSeconds: handshakeSeconds)
+        let link = ClientLink(id: id, connection: connection, pid: getppid(), uid: getuid(), logger: hub.logger)
+        connection.gate = ClientGate(link: link, hub: hub)
+        connections.append(connection)
+    }
+
+    /// Turns until the process exits (the control channel's end exits it, from a task).
+    func run() -> Never {
+        while true { turn() }
+    }
+
+    private func turn() {
+        let watched = connections
+        var polled = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        polled.reserveCapacity(watched.count + 1)
+        for connection in watched {
+            polled.append(pollfd(fd: connection.descriptor, events: Int16(POLLIN) | (connection.hasPending ? Int16(POLLOUT) : 0), revents: 0))
+        }
+        let ready = poll(&polled, nfds_t(polled.count), timeoutMilliseconds(watched))
+        if ready > 0 {
+            for (index, connection) in watched.enumerated() {
+                let events = polled[index + 1].revents
+                guard events != 0, !connection.isClosed else { continue }
+                if events & Int16(POLLOUT) != 0 { connection.writable() }
+                if !connection.isClosed, events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0 {
+                    connection.readable(into: &readBuffer)
+                }
+            }
+            if polled[0].revents != 0 { runTasks() }
+        }
+        let now = Self.now()
+        for connection in watched where !connection.isClosed {
+            if let deadline = connection.helloDeadline, deadline <= now { connection.helloTimedOut() }
+        }
+        connections.removeAll { $0.isClosed }
+    }
+
+    private func runTasks() {
+        var drained = [UInt8](repeating: 0, count: 64)
+        while drained.withUnsafeMutableBytes({ read(wake, $0.baseAddress, $0.count) }) > 0 {}
+        let due = tasks.withLock { tasks in
+            defer { tasks = [] }
+            return tasks
+        }
+        for task in due { task() }
+    }
+
+    /// Until the nearest handshake deadline, or for ever (-1) when none is pending.
+    private func timeoutMilliseconds(_ watched: [WorkerConnection]) -> Int32 {
+        guard let nearest = watched.compactMap(\.helloDeadline).min() else { return -1 }
+        let now = Self.now()
+        guard nearest > now else { return 0 }
+        return Int32(clamping: (nearest - now + 999_999) / 1_000_000)
+    }
+
+    /// Monotonic nanoseconds.
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}
