@@ -270,6 +270,21 @@ for i in range(4000):
         break
 time.sleep(1)
 check(d.run("echo not blocked")["ok"], "a client that stopped reading does not block the others")
+# ...and is disconnected: what was written to it before ends with the end of the stream.
+slow.sock.settimeout(10)
+received, disconnected = 0, False
+try:
+    while True:
+        chunk = slow.sock.recv(1 << 20)
+        if not chunk:
+            disconnected = True
+            break
+        received += len(chunk)
+except ConnectionResetError:
+    disconnected = True
+except socket.timeout:
+    pass
+check(disconnected, "a client that stopped reading is disconnected", f"{received} bytes, then the connection stayed open")
 
 # 6. The client limit: max_clients=20 in this server's config.
 extra = []

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""A front written from PROTOCOL.md and `Worker`'s doc, driving `coordsh-server worker` itself:
+a control socketpair as the worker's --fd, one new socketpair per scene handed over it, the
+serve protocol on each scene. Checks what the worker's own loop must do with a front that
+misbehaves, and that the worker lives through it.
+
+Usage: front.py COORDSH_SERVER FOLDER   (an empty folder: the config, a catalog of products
+with long descriptions, the database and the worker's log are written there). Exits 0 when
+every check passed; prints the failing check otherwise.
+"""
+import json, os, socket, struct, subprocess, sys, time
+
+SERVER, FOLDER = sys.argv[1], sys.argv[2]
+CONFIG, DATABASE = os.path.join(FOLDER, "coordsh.toml"), os.path.join(FOLDER, "shop.sqlite")
+# Product 1's page is ≈ 600 kB on the wire (its description in the lines and the document):
+# more than a socket takes at once, under the 1 MiB frame limit.
+with open(os.path.join(FOLDER, "catalog.json"), "w") as catalog:
+    json.dump({"currency": "EUR", "products": [
+        {"id": 1, "name": "Long Product", "category": "long", "price": 1000, "description": "d" * 300_000},
+    ]}, catalog)
+with open(CONFIG, "w") as config:
+    config.write(f'[serve]\nhandshake_timeout = 1\noutbound_limit = 2097152\n[content]\ncatalog = "{FOLDER}/catalog.json"\n')
+
+
+def fail(message):
+    print("FAILED:", message)
+    sys.exit(1)
+
+
+class Scene:
+    def __init__(self, control, hello=True, name=None):
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        socket.send_fds(control, [b"s"], [theirs.fileno()])
+        theirs.close()
+        self.buffer = b""
+        if hello:
+            self.send({"type": "hello", "version": 1, "client": "front.py", "scene": name})
+            self.hello = self.receive()
+
+    def send(self, obj):
+        body = json.dumps(obj).encode()
+        self.sock.sendall(struct.pack(">I", len(body)) + body)
+
+    def receive(self, timeout=20):
+        """The next frame, or None when the worker closed the connection."""
+        self.sock.settimeout(timeout)
+        while True:
+            if len(self.buffer) >= 4:
+                (n,) = struct.unpack(">I", self.buffer[:4])
+                if len(self.buffer) >= 4 + n:
+                    body, self.buffer = self.buffer[4:4 + n], self.buffer[4 + n:]
+                    return json.loads(body)
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except ConnectionResetError:
+                return None
+            if not chunk:
+                return None
+            self.buffer += chunk
+
+    def run(self, line, id=1):
+        self.send({"type": "run", "id": id, "line": line})
+        while True:
+            reply = self.receive()
+            if reply is None or reply.get("type") != "event":
+                return reply
+
+
+control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+log = open(os.path.join(FOLDER, "worker.log"), "w+")
+worker = subprocess.Popen(
+    [SERVER, "worker", "--fd", str(theirs.fileno()), "--log-level", "info", "--config", CONFIG, "--db", DATABASE],
+    pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+theirs.close()
+
+
+def logged():
+    log.seek(0)
+    return log.read()
+
+
+# A scene that says hello is greeted with its own name, and runs commands.
+a = Scene(control, name="a")
+if a.hello is None or a.hello.get("type") != "hello" or a.hello.get("scene") != "a":
+    fail(f"the hello's answer: {a.hello}")
+reply = a.run("echo ok")
+if reply is None or reply.get("lines") != ["ok"]:
+    fail(f"echo ok: {reply}")
+
+# A reply larger than the socket takes at once arrives whole.
+reply = a.run("content show 1", id=2)
+if reply is None or reply.get("type") != "result" or not any("d" * 300_000 in line for line in reply.get("lines", [])):
+    fail(f"a 600 kB reply: {None if reply is None else {k: v for k, v in reply.items() if k not in ('lines', 'document')}}")
+
+# A scene that never says hello is refused after the handshake timeout, in one frame.
+started = time.monotonic()
+silent = Scene(control, hello=False)
+refusal = silent.receive()
+waited = time.monotonic() - started
+if refusal is None or refusal.get("code") != "handshake_timeout":
+    fail(f"a silent scene's refusal: {refusal}")
+if not 0.8 <= waited <= 10:
+    fail(f"the silent scene was refused after {waited:.2f} s, not the 1 s timeout")
+if silent.receive() is not None:
+    fail("the silent scene's connection stayed open after its refusal")
+
+# A scene that sends and never reads is dropped past the outbound limit (2 MiB), not kept
+# with the replies in the worker's memory.
+greedy = Scene(control, name="greedy")
+try:
+    for i in range(40):
+        greedy.send({"type": "run", "id": 100 + i, "line": "content show 1"})
+except (BrokenPipeError, ConnectionResetError):
+    pass
+deadline = time.monotonic() + 20
+while "dropped: it stopped reading" not in logged():
+    if time.monotonic() > deadline:
+        fail("a scene that never reads was not dropped; worker log:\n" + logged())
+    time.sleep(0.05)
+# What it is still owed ends with the connection's end.
+frames = 0
+while greedy.receive() is not None:
+    frames += 1
+if frames >= 40:
+    fail(f"the greedy scene got all {frames} replies: nothing was dropped")
+
+# A frame that breaks the protocol closes that scene alone, with its one error frame.
+rude = Scene(control, name="rude")
+rude.sock.sendall(struct.pack(">I", 0))
+error = rude.receive()
+if error is None or error.get("type") != "error" or error.get("code") != "frame":
+    fail(f"an empty frame's answer: {error}")
+if rude.receive() is not None:
+    fail("the rude scene stayed open after its error")
+
+# The worker lives through all of it: the first scene still runs commands, a new one is greeted.
+reply = a.run("echo still", id=3)
+if reply is None or reply.get("lines") != ["still"]:
+    fail(f"the first scene after the others' faults: {reply}")
+b = Scene(control, name="b")
+if b.hello is None or b.hello.get("scene") != "b":
+    fail(f"a new scene after the faults: {b.hello}")
+
+# A scene the front closes is closed in the worker: its end is seen, not spun on.
+b.sock.close()
+deadline = time.monotonic() + 20
+while "scene b closed" not in logged():
+    if time.monotonic() > deadline:
+        fail("scene b's end was not seen by the worker; log:\n" + logged())
+    time.sleep(0.05)
+
+# The control channel's end is the worker's.
+control.close()
+try:
+    status = worker.wait(timeout=20)
+except subprocess.TimeoutExpired:
+    worker.kill()
+    fail("the worker outlived its control channel")
+if status != 0:
+    fail(f"the worker exited {status}; log:\n{logged()}")
+print("all worker loop checks passed")
