@@ -85,44 +85,31 @@ public enum Worker {
         server.startNotices = (sandbox.warning.map { [$0] } ?? []).map { Notice(text: $0, isWarning: true) }
             + (report.databaseWarning.map { [Notice(text: "warning: \($0)", isWarning: true)] } ?? [])
             + report.refusals.map { Notice(text: $0.description, isWarning: true, kind: .pluginRefused) }
-        let control = options.descriptor
-        let ids = ConnectionCounter()
 
         guard let loop = WorkerLoop() else {
             FileHandle.standardError.write(Data("coordsh worker: cannot make its event loop: \(String(cString: strerror(errno)))\n".utf8))
             return 1
         }
         let hub = ServerHub(server: server, logger: logger, loop: loop)
-        let handshakeSeconds = config.serve.handshakeTimeout
-        let outboundLimit = config.serve.outboundLimit
-        // The control channel is read by a thread of its own (a blocking recvmsg); each
-        // scene's connection is attached on the loop. Its end is the front's: then so is ours.
-        Thread.detachNewThread {
-            while true {
-                let received = coordsh_recv_fd(control)
-                guard received >= 0 else {
-                    if received == -2 {
-                        FileHandle.standardError.write(Data("coordsh worker: control channel: \(String(cString: strerror(errno)))\n".utf8))
-                    }
-                    // Its stderr closed last: the front, which reads it to the end, knows
-                    // this process has done everything it will do (`WorkerProcess.stop`).
-                    loop.execute {
-                        // What this app changed goes into the database's file before the
-                        // front hears that this process is done.
-                        MainActor.assumeIsolated { host.close() }
-                        close(STDERR_FILENO)
-                        exit(0)
-                    }
-                    return
-                }
-                let id = ids.next()
-                loop.execute { loop.attach(received, id: id, hub: hub, handshakeSeconds: handshakeSeconds, outboundLimit: outboundLimit) }
-            }
-        }
         if options.watchPlugins {
             Serve.watchPlugins(server: server, loop: loop)
         }
-        loop.run()
+        // The control channel is polled with the scenes. Its end is the front's: then so is
+        // ours, stderr closed last: the front, which reads it to the end, knows this process
+        // has done everything it will do (`WorkerProcess.stop`).
+        loop.run(WorkerLoop.Front(
+            control: options.descriptor, hub: hub, handshakeSeconds: config.serve.handshakeTimeout,
+            outboundLimit: config.serve.outboundLimit
+        ) { failure in
+            if let failure {
+                FileHandle.standardError.write(Data("coordsh worker: \(failure)\n".utf8))
+            }
+            // What this app changed goes into the database's file before the front hears that
+            // this process is done.
+            MainActor.assumeIsolated { host.close() }
+            close(STDERR_FILENO)
+            exit(0)
+        })
     }
 
     /// One variable of this process's environment. `ProcessInfo`'s `environment` makes a

@@ -1,9 +1,11 @@
+import CSocketPass
 import Foundation
 import Synchronization
 
-/// A worker's event loop, run by its main thread: one `poll` over the front's scene
-/// connections and a wake-up pipe, with the hand-overs from other threads (a new scene's
-/// socket from the control channel, a plugin folder's change) run between.
+/// A worker's event loop, run by its main thread: one `poll` over the front's control channel,
+/// its scene connections and a wake-up pipe, with the hand-overs from other threads (a plugin
+/// folder's change) run between. Each descriptor the control channel brings is a scene
+/// attached here; the channel's end is the worker's.
 ///
 /// A worker serves one front over a few local socketpairs. SwiftNIO's machinery for that cost
 /// its start ≈ 3.5 M instructions of first-use runtime work (type metadata, conformance
@@ -19,6 +21,7 @@ final class WorkerLoop: ServerLoop, @unchecked Sendable {
     /// The loop thread's alone, as is everything below.
     private var connections: [WorkerConnection] = []
     private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var lastID = 0
 
     /// A loop run by the calling thread; nil when no pipe can be made (errno says why).
     init?() {
@@ -44,36 +47,36 @@ final class WorkerLoop: ServerLoop, @unchecked Sendable {
         _ = Foundation.write(waker, &one, 1)
     }
 
-    /// A scene's socket from the front: read, written and timed on this loop from now on.
-    func attach(_ descriptor: Int32, id: Int, hub: ServerHub, handshakeSeconds: Double, outboundLimit: Int) {
-        let flags = fcntl(descriptor, F_GETFL)
-        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
-            hub.log(.error, "cannot use the scene connection \(descriptor) from the front: \(String(cString: strerror(errno)))")
-            Foundation.close(descriptor)
-            return
-        }
-        let connection = WorkerConnection(descriptor: descriptor, loop: self, outboundLimit: outboundLimit, handshakeSeconds: handshakeSeconds)
-        let link = ClientLink(id: id, connection: connection, pid: getppid(), uid: getuid(), logger: hub.logger)
-        connection.gate = ClientGate(link: link, hub: hub)
-        connections.append(connection)
+    /// What the loop serves: the front's control channel, and what each scene it brings is
+    /// attached with.
+    struct Front {
+        /// The control channel's descriptor (made non-blocking here).
+        let control: Int32
+        let hub: ServerHub
+        let handshakeSeconds: Double
+        let outboundLimit: Int
+        /// The control channel ended (nil) or failed (why): the worker's last act, on the loop.
+        let ended: (_ failure: String?) -> Never
     }
 
-    /// Turns until the process exits (the control channel's end exits it, from a task).
-    func run() -> Never {
-        while true { turn() }
+    /// Turns until the control channel ends, and `front.ended` with it.
+    func run(_ front: Front) -> Never {
+        let flags = fcntl(front.control, F_GETFL)
+        if flags >= 0 { _ = fcntl(front.control, F_SETFL, flags | O_NONBLOCK) }
+        while true { turn(front) }
     }
 
-    private func turn() {
+    private func turn(_ front: Front) {
         let watched = connections
-        var polled = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-        polled.reserveCapacity(watched.count + 1)
+        var polled = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0), pollfd(fd: front.control, events: Int16(POLLIN), revents: 0)]
+        polled.reserveCapacity(watched.count + 2)
         for connection in watched {
             polled.append(pollfd(fd: connection.descriptor, events: Int16(POLLIN) | (connection.hasPending ? Int16(POLLOUT) : 0), revents: 0))
         }
         let ready = poll(&polled, nfds_t(polled.count), timeoutMilliseconds(watched))
         if ready > 0 {
             for (index, connection) in watched.enumerated() {
-                let events = polled[index + 1].revents
+                let events = polled[index + 2].revents
                 guard events != 0, !connection.isClosed else { continue }
                 if events & Int16(POLLOUT) != 0 { connection.writable() }
                 if !connection.isClosed, events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0 {
@@ -81,12 +84,35 @@ final class WorkerLoop: ServerLoop, @unchecked Sendable {
                 }
             }
             if polled[0].revents != 0 { runTasks() }
+            if polled[1].revents != 0 { receiveScene(front) }
         }
         let now = Self.now()
         for connection in watched where !connection.isClosed {
             if let deadline = connection.helloDeadline, deadline <= now { connection.helloTimedOut() }
         }
         connections.removeAll { $0.isClosed }
+    }
+
+    /// The control channel is readable: a scene's socket from the front, or its end.
+    private func receiveScene(_ front: Front) {
+        let received = coordsh_recv_fd(front.control)
+        if received == -1 { front.ended(nil) }
+        guard received >= 0 else {
+            // Nothing whole yet (a byte without a descriptor is skipped), or the channel failed.
+            guard errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR else { return }
+            front.ended("control channel: \(String(cString: strerror(errno)))")
+        }
+        let flags = fcntl(received, F_GETFL)
+        guard flags >= 0, fcntl(received, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            front.hub.log(.error, "cannot use the scene connection \(received) from the front: \(String(cString: strerror(errno)))")
+            Foundation.close(received)
+            return
+        }
+        lastID += 1
+        let connection = WorkerConnection(descriptor: received, loop: self, outboundLimit: front.outboundLimit, handshakeSeconds: front.handshakeSeconds)
+        let link = ClientLink(id: lastID, connection: connection, pid: getppid(), uid: getuid(), logger: front.hub.logger)
+        connection.gate = ClientGate(link: link, hub: front.hub)
+        connections.append(connection)
     }
 
     private func runTasks() {
