@@ -337,7 +337,7 @@ public struct Config: Sendable, Equatable {
     static func readText(_ path: String) throws(ConfigError) -> String {
         let bytes: [UInt8]
         do {
-            bytes = try readWhole(path)
+            bytes = try readWholeFile(path)
         } catch {
             throw ConfigError("cannot read config \(path): \(String(cString: strerror(error.code.rawValue)))")
         }
@@ -527,25 +527,6 @@ public struct Config: Sendable, Equatable {
             texts(in: section, into: &config.featureTexts)
         }
         return config
-    }
-
-    /// Every byte of `path`, read until read(2) says the end.
-    static func readWhole(_ path: String) throws(POSIXError) -> [UInt8] {
-        func failure() -> POSIXError { POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure() }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure()
-            }
-            if count == 0 { return bytes }
-            bytes += buffer[..<count]
-        }
     }
 
     /// The history file with variables expanded.

@@ -13,7 +13,8 @@ public struct Quarantine: Sendable {
 
     /// The quarantined plugins by name, with why; empty when the file is missing or unreadable.
     public func entries() -> [String: String] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+        guard let bytes = try? readWholeFile(path) else { return [:] }
+        let text = String(decoding: bytes, as: UTF8.self)
         var entries: [String: String] = [:]
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: "\t", maxSplits: 1)
