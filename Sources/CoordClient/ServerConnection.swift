@@ -198,7 +198,7 @@ public final class ServerConnection {
             let descriptor = self.descriptor
             let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, blocking ? 0 : Int32(MSG_DONTWAIT)) }
             if count > 0 {
-                decoder.append(readBuffer[0..<count])
+                readBuffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 return true
             }
             if count == 0 { throw lost("the server closed the connection") }

@@ -23,7 +23,7 @@ final class ClientGate {
     }
 
     /// Bytes from the peer: each whole frame is parsed and handled before the next is cut.
-    func received<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    func received(_ bytes: UnsafeRawBufferPointer) {
         guard state != .closed else { return }
         decoder.append(bytes)
         do {

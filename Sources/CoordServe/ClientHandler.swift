@@ -26,7 +26,7 @@ final class ClientHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        gate.received(unwrapInboundIn(data).readableBytesView)
+        unwrapInboundIn(data).withUnsafeReadableBytes { gate.received($0) }
         if gate.state != .awaitingHello { timeout?.cancel() }
     }
 

@@ -77,7 +77,7 @@ final class WorkerConnection: PeerConnection, @unchecked Sendable {
     func readable(into buffer: inout [UInt8]) {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count > 0 {
-            gate?.received(buffer[0..<count])
+            buffer.withUnsafeBytes { gate?.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             if gate?.state != .awaitingHello { helloDeadline = nil }
         } else if count == 0 {
             close()
