@@ -96,7 +96,7 @@ public final class ContractRunner {
 
     private static let childEnvironment = [
         // The Swift runtime's crash backtracer takes seconds; the parent only needs the signal.
-        "SWIFT_BACKTRACE": "enable=no",
+        "SWIFT_BACKTRACE": ChildBacktrace.setting,
     ]
 
     /// Runs every check against `path`, one child after another: when a check crashes or

@@ -76,7 +76,7 @@ package final class WorkerProcess {
         var environment = ProcessInfo.processInfo.environment
         for name in Self.startVariables { environment[name] = nil }
         for (name, value) in Self.startEnvironment(database: database, runningFile: runningFile, history: history) { environment[name] = value }
-        environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment["SWIFT_BACKTRACE"] = ChildBacktrace.setting
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }

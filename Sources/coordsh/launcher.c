@@ -80,8 +80,10 @@ static const char *config_guess(int argc, char **argv) {
     return guess;
 }
 
-/* The environment with SWIFT_BACKTRACE=enable=no in it (as WorkerProcess starts a worker: a
- * trap ends it at once with its one line, not a backtrace). NULL when out of memory. */
+/* The environment with SWIFT_BACKTRACE=enable=no,swift-backtrace= in it, as WorkerProcess
+ * starts a worker (ChildBacktrace.setting: a trap ends it at once with its one line, not a
+ * backtrace, and the runtime does not look for the backtracer at start). NULL when out of
+ * memory. */
 static char **worker_environment(void) {
     size_t count = 0;
     while (environ[count]) count++;
@@ -91,7 +93,7 @@ static char **worker_environment(void) {
     for (size_t index = 0; index < count; index++) {
         if (strncmp(environ[index], "SWIFT_BACKTRACE=", 16) != 0) environment[kept++] = environ[index];
     }
-    environment[kept++] = "SWIFT_BACKTRACE=enable=no";
+    environment[kept++] = "SWIFT_BACKTRACE=enable=no,swift-backtrace=";
     environment[kept] = NULL;
     return environment;
 }
