@@ -257,7 +257,7 @@ public enum Serve {
         var arguments = ["worker", "--fd", "3", "--log-level", "notice", "--guest-tag", "\(getpid())-\(Int(Date().timeIntervalSince1970))"]
         if let path = options.configPath { arguments += ["--config", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
-        let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"
+        let runningFile = WorkerProcess.runningFile()
         let executable = LoaderSetup.executablePath
         let database = options.databasePath
         let supervisor = Supervisor(answerTimeout: config.workerTimeout, quarantine: Quarantine(path: config.expandedQuarantinePath())) { history in

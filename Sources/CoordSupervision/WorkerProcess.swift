@@ -122,6 +122,17 @@ package final class WorkerProcess {
         control = early.control
     }
 
+    /// Where the front of process `pid` has its workers note the command they run: a file
+    /// in `$TMPDIR` (else /tmp), the folder Foundation's `NSTemporaryDirectory()` names, read
+    /// without it: its first use builds the whole environment's dictionary and a URL
+    /// (≈ 0.5 M instructions, in the front before it sends its worker the start).
+    package nonisolated static func runningFile(pid: pid_t = getpid()) -> String {
+        var folder = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+        if folder.isEmpty { folder = "/tmp" }
+        if !folder.hasSuffix("/") { folder += "/" }
+        return folder + "coordsh-\(pid)-running"
+    }
+
     /// The variables a worker is started with beyond its front's environment: a spawned
     /// worker's are removed from what it inherits, an early worker removes them before it
     /// sets the front's (`Worker.awaitEarlyStart`), so none is ever inherited stale.

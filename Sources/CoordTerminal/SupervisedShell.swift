@@ -17,7 +17,7 @@ extension Shell {
         if !options.isInteractive { arguments.append("--script") }
         if let path = options.configPath { arguments += ["--config", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
-        let runningFile = NSTemporaryDirectory() + "coordsh-\(getpid())-running"
+        let runningFile = WorkerProcess.runningFile()
         defer { unlink(runningFile) }
         // The app process is `coordsh-server worker`: the shell itself does not contain it.
         let executable = HostExecutables.server
