@@ -33,6 +33,7 @@ package final class RemoteBackend: ShellBackend {
     /// worker), with the login session to resume in the new scene and the scene's name, if any.
     package convenience init(connection: ServerConnection, secrets: any SecretPrompting, resume: String? = nil, scene: String? = nil, peer: Int32? = nil) throws {
         try Self.sendHello(on: connection, resume: resume, scene: scene, peer: peer)
+        FrameDecoder.warmUp()
         let hello = try Self.hello(from: connection.receive(), path: connection.path)
         self.init(connection: connection, hello: hello, secrets: secrets, resume: resume)
     }
