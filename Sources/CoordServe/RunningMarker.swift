@@ -1,33 +1,42 @@
 import Foundation
 
 /// What a worker is running, kept in a small file its front reads after a crash: the process
-/// that died cannot say what it was doing, so it says so before it starts. One `pwrite` per
-/// command; the file is the front's, named in `COORDSH_WORKER_RUNNING`.
+/// that died cannot say what it was doing, so it says so before it starts. The file is the
+/// front's, named in `COORDSH_WORKER_RUNNING`; the worker maps it shared and writes the
+/// command into the mapping, NUL-terminated, so that noting a command costs no system call
+/// (the `pwrite` and two `ftruncate`s it used to take were ≈ 0.1 ms of every supervised
+/// command); the kernel's page cache is what the front reads.
 final class RunningMarker {
-    private let descriptor: Int32
+    /// The mapping's size: a command line, its plugin and its scene, cut at this length.
+    static let capacity = 1 << 16
+    private let mapping: UnsafeMutableRawPointer
 
+    /// Nil when the file cannot be opened (a symbolic link is refused: the folder is shared),
+    /// sized or mapped: the worker runs without a marker, and a crash report without the command.
     init?(path: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return nil }
-        descriptor = fd
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard ftruncate(descriptor, off_t(Self.capacity)) == 0,
+            let mapped = mmap(nil, Self.capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED
+        else { return nil }
+        mapping = mapped
     }
 
-    deinit { close(descriptor) }
+    deinit { munmap(mapping, Self.capacity) }
 
     /// Notes `line`, the plugin it runs in (empty for a built-in) and the scene it runs in
     /// (whose client a front answers with the crash), tab-separated.
     func record(line: String, plugin: String?, scene: String) {
-        write("\(plugin ?? "")\t\(scene)\t\(line)")
+        let bytes = Array("\(plugin ?? "")\t\(scene)\t\(line)".utf8.prefix(Self.capacity - 1))
+        bytes.withUnsafeBytes { text in
+            if let base = text.baseAddress { mapping.copyMemory(from: base, byteCount: text.count) }
+        }
+        mapping.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
     }
 
     /// The command finished: nothing is running.
     func clear() {
-        ftruncate(descriptor, 0)
-    }
-
-    private func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        ftruncate(descriptor, off_t(bytes.count))
+        mapping.storeBytes(of: 0, as: UInt8.self)
     }
 }

@@ -258,7 +258,10 @@ package final class WorkerProcess {
     /// The plugin, the scene and the line that were running when it died (the plugin empty
     /// for a built-in).
     package var running: (plugin: String, scene: String, line: String)? {
-        guard let text = try? String(contentsOfFile: runningFile, encoding: .utf8), !text.isEmpty else { return nil }
+        // The worker's marker: the text up to its NUL (the rest of the file is the mapping's).
+        guard let bytes = FileManager.default.contents(atPath: runningFile) else { return nil }
+        let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        guard !text.isEmpty else { return nil }
         let parts = text.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
         return (String(parts[0]), String(parts[1]), String(parts[2]))
