@@ -215,7 +215,7 @@ let package = Package(
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
-        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordClient"], exclude: ["client.py", "front.py", "scrape.py"]),
+        .testTarget(name: "ServeTests", dependencies: ["TestSupport", "CoordProtocol", "CoordClient"], exclude: ["client.py", "frames.py", "front.py", "scrape.py"]),
     ]
 )
 

@@ -6,37 +6,22 @@ outbound_limit=2097152). Exits 0 when every check passed; prints the failing che
 """
 import datetime, hashlib, json, os, socket, sqlite3, struct, sys, threading, time
 
+from frames import FramedSocket
+
 SOCKET, DATABASE = sys.argv[1], sys.argv[2]
 VERSION = 1
 
 
-class Client:
+class Client(FramedSocket):
     def __init__(self, hello=True, version=VERSION):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(SOCKET)
-        self.buffer = b""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(SOCKET)
+        super().__init__(sock)
         self.next_id = 0
         self.events = []
         if hello:
             self.send({"type": "hello", "version": version, "client": "client.py"})
             self.hello = self.receive()
-
-    def send(self, obj):
-        body = json.dumps(obj).encode()
-        self.sock.sendall(struct.pack(">I", len(body)) + body)
-
-    def receive(self, timeout=10):
-        self.sock.settimeout(timeout)
-        while True:
-            if len(self.buffer) >= 4:
-                (n,) = struct.unpack(">I", self.buffer[:4])
-                if len(self.buffer) >= 4 + n:
-                    body, self.buffer = self.buffer[4:4 + n], self.buffer[4 + n:]
-                    return json.loads(body)
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None  # closed
-            self.buffer += chunk
 
     def request(self, obj):
         self.next_id += 1

@@ -10,6 +10,8 @@ every check passed; prints the failing check otherwise.
 """
 import json, os, socket, struct, subprocess, sys, time
 
+from frames import FramedSocket
+
 SERVER, FOLDER = sys.argv[1], sys.argv[2]
 CONFIG, DATABASE = os.path.join(FOLDER, "coordsh.toml"), os.path.join(FOLDER, "shop.sqlite")
 # Product 1's page is ≈ 600 kB on the wire (its description in the lines and the document):
@@ -27,36 +29,15 @@ def fail(message):
     sys.exit(1)
 
 
-class Scene:
+class Scene(FramedSocket):
     def __init__(self, control, hello=True, name=None):
-        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        super().__init__(mine)
         socket.send_fds(control, [b"s"], [theirs.fileno()])
         theirs.close()
-        self.buffer = b""
         if hello:
             self.send({"type": "hello", "version": 1, "client": "front.py", "scene": name})
-            self.hello = self.receive()
-
-    def send(self, obj):
-        body = json.dumps(obj).encode()
-        self.sock.sendall(struct.pack(">I", len(body)) + body)
-
-    def receive(self, timeout=20):
-        """The next frame, or None when the worker closed the connection."""
-        self.sock.settimeout(timeout)
-        while True:
-            if len(self.buffer) >= 4:
-                (n,) = struct.unpack(">I", self.buffer[:4])
-                if len(self.buffer) >= 4 + n:
-                    body, self.buffer = self.buffer[4:4 + n], self.buffer[4 + n:]
-                    return json.loads(body)
-            try:
-                chunk = self.sock.recv(1 << 20)
-            except ConnectionResetError:
-                return None
-            if not chunk:
-                return None
-            self.buffer += chunk
+            self.hello = self.receive(timeout=20)
 
     def run(self, line, id=1):
         self.send({"type": "run", "id": id, "line": line})
