@@ -6,7 +6,9 @@ outbound_limit=2097152). Exits 0 when every check passed; prints the failing che
 """
 import datetime, hashlib, json, os, socket, sqlite3, struct, sys, threading, time
 
-from frames import FramedSocket
+# No __pycache__ beside the tests: SwiftPM would take it for a file the target forgot.
+sys.dont_write_bytecode = True
+from frames import FramedSocket  # noqa: E402
 
 SOCKET, DATABASE = sys.argv[1], sys.argv[2]
 VERSION = 1

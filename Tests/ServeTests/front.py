@@ -10,7 +10,9 @@ every check passed; prints the failing check otherwise.
 """
 import json, os, socket, struct, subprocess, sys, time
 
-from frames import FramedSocket
+# No __pycache__ beside the tests: SwiftPM would take it for a file the target forgot.
+sys.dont_write_bytecode = True
+from frames import FramedSocket  # noqa: E402
 
 SERVER, FOLDER = sys.argv[1], sys.argv[2]
 CONFIG, DATABASE = os.path.join(FOLDER, "coordsh.toml"), os.path.join(FOLDER, "shop.sqlite")
