@@ -26,6 +26,10 @@ public struct Config: Sendable, Equatable {
     public var databasePath: String?
     /// A PostgreSQL server instead of the file (`[data] url`, `postgres://USER@HOST/DB`).
     public var databaseURL: String?
+    /// The longest wait a setting may ask for, in seconds (a week): longer is as good as for
+    /// ever, and a bound keeps every conversion of it to milliseconds or nanoseconds in range.
+    public static let longestWait: Double = 604_800
+
     /// Seconds a write waits for another process's lock (`[data] busy_timeout`).
     public var busyTimeout: Double = 2
     /// Seconds one statement may run on a PostgreSQL server (`[data] statement_timeout`).
@@ -380,6 +384,15 @@ public struct Config: Sendable, Equatable {
         func fail(_ key: String, _ problem: String) -> ConfigError {
             ConfigError("config \(place(key)): \(key) \(problem)")
         }
+        /// A setting's number of seconds: above 0 (or 0 itself when `zero`), and at most
+        /// `longestWait`. TOML's `inf` and `1e30` are numbers too, and every consumer turns
+        /// the seconds into whole milliseconds or nanoseconds, a conversion that traps on them.
+        func seconds(_ value: any TOMLValueConvertible, _ key: String, zero: Bool = false) throws(ConfigError) -> Double {
+            guard let seconds = value.double ?? value.int.map(Double.init), zero ? seconds >= 0 : seconds > 0, seconds <= Config.longestWait else {
+                throw fail(key, "must be \(zero ? "a" : "a positive") number of seconds, at most \(Int(Config.longestWait)) (a week)")
+            }
+            return seconds
+        }
         var config = Config()
         // A key the host does not know is a typo that would otherwise be silently ignored.
         for (section, known) in hostKeys {
@@ -424,10 +437,7 @@ public struct Config: Sendable, Equatable {
                 config.requireSandbox = flag
             }
             if let value = pluginTable["vet_timeout"] {
-                guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {
-                    throw fail("plugins.vet_timeout", "must be a positive number of seconds")
-                }
-                config.vetTimeout = seconds
+                config.vetTimeout = try seconds(value, "plugins.vet_timeout")
             }
             if let value = pluginTable["accounting"] {
                 guard let flag = value.bool else { throw fail("plugins.accounting", "must be true or false") }
@@ -451,10 +461,7 @@ public struct Config: Sendable, Equatable {
                 config.historyPath = string
             }
             if let value = shellTable["worker_timeout"] {
-                guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {
-                    throw fail("shell.worker_timeout", "must be a positive number of seconds")
-                }
-                config.workerTimeout = seconds
+                config.workerTimeout = try seconds(value, "shell.worker_timeout")
             }
         }
         if let data = table["data"] {
@@ -473,26 +480,17 @@ public struct Config: Sendable, Equatable {
                 throw fail("data.url", "and data.path are both set; keep the one to use")
             }
             if let value = dataTable["statement_timeout"] {
-                guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {
-                    throw fail("data.statement_timeout", "must be a positive number of seconds")
-                }
-                config.statementTimeout = seconds
+                config.statementTimeout = try seconds(value, "data.statement_timeout")
             }
             if let value = dataTable["busy_timeout"] {
-                guard let seconds = value.double ?? value.int.map(Double.init), seconds >= 0 else {
-                    throw fail("data.busy_timeout", "must be a number of seconds")
-                }
-                config.busyTimeout = seconds
+                config.busyTimeout = try seconds(value, "data.busy_timeout", zero: true)
             }
         }
         if let serve = table["serve"] {
             guard let serveTable = serve.table else { throw fail("serve", "must be a table ([serve])") }
-            func seconds(_ key: String) throws(ConfigError) -> Double? {
+            func serveSeconds(_ key: String) throws(ConfigError) -> Double? {
                 guard let value = serveTable[key] else { return nil }
-                guard let seconds = value.double ?? value.int.map(Double.init), seconds > 0 else {
-                    throw fail("serve.\(key)", "must be a positive number of seconds")
-                }
-                return seconds
+                return try seconds(value, "serve.\(key)")
             }
             func count(_ key: String, atLeast minimum: Int) throws(ConfigError) -> Int? {
                 guard let value = serveTable[key] else { return nil }
@@ -505,8 +503,8 @@ public struct Config: Sendable, Equatable {
             // Two whole frames (1 MiB each, with their length): a limit below one would drop a
             // client that reads, at the first large reply.
             if let n = try count("outbound_limit", atLeast: 2 << 20) { config.serve.outboundLimit = n }
-            if let s = try seconds("handshake_timeout") { config.serve.handshakeTimeout = s }
-            if let s = try seconds("drain_timeout") { config.serve.drainTimeout = s }
+            if let s = try serveSeconds("handshake_timeout") { config.serve.handshakeTimeout = s }
+            if let s = try serveSeconds("drain_timeout") { config.serve.drainTimeout = s }
             if let value = serveTable["allow_root"] {
                 guard let flag = value.bool else { throw fail("serve.allow_root", "must be true or false") }
                 config.serve.allowRoot = flag

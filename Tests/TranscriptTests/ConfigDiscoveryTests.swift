@@ -125,13 +125,17 @@ struct ConfigDiscoveryTests {
         ("[plugins]\n\ndirs = [\"a\", 2]\n", "plugins.dirs must be an array of strings"),
         ("[plugins]\n\nallow = [\"abc\"]\n", "plugins.allow must be an array of SHA-256 hashes (64 hex digits each)"),
         ("[plugins]\n\nallow = \"\(String(repeating: "a", count: 64))\"\n", "plugins.allow must be an array of SHA-256 hashes (64 hex digits each)"),
-        ("[plugins]\n\nvet_timeout = 0\n", "plugins.vet_timeout must be a positive number of seconds"),
+        ("[plugins]\n\nvet_timeout = 0\n", "plugins.vet_timeout must be a positive number of seconds, at most 604800 (a week)"),
+        ("[serve]\n\nhandshake_timeout = inf\n", "serve.handshake_timeout must be a positive number of seconds, at most 604800 (a week)"),
+        ("[shell]\n\nworker_timeout = 1e30\n", "shell.worker_timeout must be a positive number of seconds, at most 604800 (a week)"),
+        ("[data]\n\nstatement_timeout = nan\n", "data.statement_timeout must be a positive number of seconds, at most 604800 (a week)"),
         ("[serve]\n\noutbound_limit = 65536\n", "serve.outbound_limit must be a whole number, at least 2097152"),
         ("[shell]\n\nhome = 3\n", "shell.home must be a string"),
         ("[shell]\n\nhistory = \"\"\n", "shell.history must be a non-empty string"),
         ("[data]\n\npath = \"\"\n", "data.path must be a non-empty string"),
-        ("[data]\n\nbusy_timeout = -1\n", "data.busy_timeout must be a number of seconds"),
-        ("[data]\n\nbusy_timeout = \"soon\"\n", "data.busy_timeout must be a number of seconds"),
+        ("[data]\n\nbusy_timeout = -1\n", "data.busy_timeout must be a number of seconds, at most 604800 (a week)"),
+        ("[data]\n\nbusy_timeout = \"soon\"\n", "data.busy_timeout must be a number of seconds, at most 604800 (a week)"),
+        ("[data]\n\nbusy_timeout = inf\n", "data.busy_timeout must be a number of seconds, at most 604800 (a week)"),
         ("\n\ncart = \"cheap\"\n", "cart must be a table ([cart])"),
         ("[plugins]\n\ndirz = []\n", "plugins.dirz is not a setting coordsh knows (did you mean 'plugins.dirs'?); [plugins] has plugins.dirs, plugins.allow, plugins.vet_timeout, plugins.require_sandbox, plugins.grants, plugins.accounting, plugins.slow_handler"),
         ("[data]\n\ncolour = 1\n", "data.colour is not a setting coordsh knows; [data] has data.path, data.url, data.busy_timeout, data.statement_timeout"),
@@ -278,6 +282,6 @@ struct ConfigDiscoveryTests {
         let wrongType = try home.write("wrong.toml", "[data]\nbusy_timeout = \"soon\"\n")
         let typed = try run(BuildProducts.coordsh, ["--config", wrongType, "-c", "where"], environment: home.environment)
         #expect(typed.status == 2)
-        #expect(typed.stderr == "coordsh: error: config \(wrongType):2: data.busy_timeout must be a number of seconds\n")
+        #expect(typed.stderr == "coordsh: error: config \(wrongType):2: data.busy_timeout must be a number of seconds, at most 604800 (a week)\n")
     }
 }
