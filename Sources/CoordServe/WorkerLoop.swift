@@ -8,7 +8,7 @@ import Synchronization
 /// attached here; the channel's end is the worker's.
 ///
 /// A worker serves one front over a few local socketpairs. SwiftNIO's machinery for that cost
-/// its start ≈ 3.5 M instructions of first-use runtime work (type metadata, conformance
+/// its start ≈ 3 M instructions of first-use runtime work (type metadata, conformance
 /// look-ups) before the front's first answer, on the critical path of every supervised start
 /// (BENCHMARKS.md, "Issue 41, eighteenth pass"). `coordsh serve` keeps SwiftNIO: it listens,
 /// admits strangers by their credentials and serves many clients.
