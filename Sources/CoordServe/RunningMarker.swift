@@ -11,13 +11,19 @@ final class RunningMarker {
     static let capacity = 1 << 16
     private let mapping: UnsafeMutableRawPointer
 
-    /// Nil when the file cannot be opened (a symbolic link is refused: the folder is shared),
-    /// sized or mapped: the worker runs without a marker, and a crash report without the command.
+    /// Nil when the file cannot be opened, is not this user's own private plain file, or
+    /// cannot be sized or mapped: the worker runs without a marker, and a crash report goes
+    /// without the command. The folder is shared (`$TMPDIR`, /tmp) and the name predictable,
+    /// so a file someone else made under it first — to read the commands written into it —
+    /// is refused, as is a symbolic link.
     init?(path: String) {
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        guard ftruncate(descriptor, off_t(Self.capacity)) == 0,
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_uid == getuid(), status.st_mode & S_IFMT == S_IFREG,
+            status.st_mode & 0o077 == 0, status.st_nlink == 1,
+            ftruncate(descriptor, off_t(Self.capacity)) == 0,
             let mapped = mmap(nil, Self.capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED
         else { return nil }
         mapping = mapped

@@ -54,7 +54,11 @@ public enum Worker {
         // no further: the children this process starts (vetting) do not need it.
         let database = options.app.databasePath ?? variable(WireProtocol.workerDatabaseVariable)
         // Opened before the sandbox: the file is the front's, outside every folder it allows.
-        let marker = variable(WireProtocol.workerRunningVariable).flatMap(RunningMarker.init(path:))
+        let markerPath = variable(WireProtocol.workerRunningVariable)
+        let marker = markerPath.flatMap(RunningMarker.init(path:))
+        if let markerPath, marker == nil {
+            logger.warning("the running marker \(markerPath) is not this user's own private file: a crash will be reported without its command")
+        }
         // The front's count of its workers' crashes and restarts (`plugins stats`); read before
         // the environment is blanked.
         let history = variable(WorkerHistory.variable).flatMap(WorkerHistory.init(encoded:))

@@ -49,12 +49,32 @@ class Scene(FramedSocket):
                 return reply
 
 
-control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-log = open(os.path.join(FOLDER, "worker.log"), "w+")
-worker = subprocess.Popen(
-    [SERVER, "worker", "--fd", str(theirs.fileno()), "--log-level", "info", "--config", CONFIG, "--db", DATABASE],
-    pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
-theirs.close()
+def start_worker(name, environment=None):
+    """A worker on a new control channel, its stderr in FOLDER/NAME.log."""
+    control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    log = open(os.path.join(FOLDER, name + ".log"), "w+")
+    worker = subprocess.Popen(
+        [SERVER, "worker", "--fd", str(theirs.fileno()), "--log-level", "info", "--config", CONFIG, "--db", DATABASE],
+        pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+        env=dict(os.environ, **(environment or {})))
+    theirs.close()
+    return control, worker, log
+
+
+def stop_worker(control, worker, log):
+    """Ends the control channel, which must end the worker, with status 0."""
+    control.close()
+    try:
+        status = worker.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        fail("the worker outlived its control channel")
+    if status != 0:
+        log.seek(0)
+        fail(f"the worker exited {status}; log:\n{log.read()}")
+
+
+control, worker, log = start_worker("worker")
 
 
 def logged():
@@ -133,12 +153,30 @@ while "scene b closed" not in logged():
     time.sleep(0.05)
 
 # The control channel's end is the worker's.
-control.close()
-try:
-    status = worker.wait(timeout=20)
-except subprocess.TimeoutExpired:
-    worker.kill()
-    fail("the worker outlived its control channel")
-if status != 0:
-    fail(f"the worker exited {status}; log:\n{logged()}")
+stop_worker(control, worker, log)
+
+# The running marker (COORDSH_WORKER_RUNNING) is a predictable name in a shared folder. A file
+# the worker made is its to write; one someone else made first, or one open to others, is
+# not written into (its commands would be theirs to read), and the worker says so.
+own = os.path.join(FOLDER, "own-running")
+planted = os.path.join(FOLDER, "planted-running")
+with open(planted, "w"):
+    pass
+os.chmod(planted, 0o666)
+if os.getuid() == 0:
+    os.chown(planted, 65534, 65534)  # nobody's
+for path, taken in ((own, True), (planted, False)):
+    control, worker, log = start_worker("marker", {"COORDSH_WORKER_RUNNING": path})
+    scene = Scene(control, name="m")
+    reply = scene.run("echo noted")
+    if reply is None or reply.get("lines") != ["noted"]:
+        fail(f"a command beside the marker {path}: {reply}")
+    stop_worker(control, worker, log)
+    size = os.path.getsize(path)
+    log.seek(0)
+    refused = "is not this user's own private file" in log.read()
+    if taken and (size == 0 or refused):
+        fail(f"the worker's own marker was not used (size {size}, refused {refused})")
+    if not taken and (size != 0 or not refused):
+        fail(f"a planted marker was written into (size {size}) or not refused in the log ({refused})")
 print("all worker loop checks passed")
