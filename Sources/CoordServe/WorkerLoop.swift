@@ -29,7 +29,7 @@ final class WorkerLoop: ServerLoop, @unchecked Sendable {
         guard pipe(&ends) == 0 else { return nil }
         for end in ends {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = Self.makeNonBlocking(end)
         }
         self.wake = ends[0]
         self.waker = ends[1]
@@ -61,8 +61,7 @@ final class WorkerLoop: ServerLoop, @unchecked Sendable {
 
     /// Turns until the control channel ends, and `front.ended` with it.
     func run(_ front: Front) -> Never {
-        let flags = fcntl(front.control, F_GETFL)
-        if flags >= 0 { _ = fcntl(front.control, F_SETFL, flags | O_NONBLOCK) }
+        _ = Self.makeNonBlocking(front.control)
         while true { turn(front) }
     }
 
@@ -102,8 +101,7 @@ final class WorkerLoop: ServerLoop, @unchecked Sendable {
             guard errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR else { return }
             front.ended("control channel: \(String(cString: strerror(errno)))")
         }
-        let flags = fcntl(received, F_GETFL)
-        guard flags >= 0, fcntl(received, F_SETFL, flags | O_NONBLOCK) == 0 else {
+        guard Self.makeNonBlocking(received) else {
             front.hub.log(.error, "cannot use the scene connection \(received) from the front: \(String(cString: strerror(errno)))")
             Foundation.close(received)
             return
@@ -131,6 +129,13 @@ final class WorkerLoop: ServerLoop, @unchecked Sendable {
         let now = Self.now()
         guard nearest > now else { return 0 }
         return Int32(clamping: (nearest - now + 999_999) / 1_000_000)
+    }
+
+    /// Sets `O_NONBLOCK` on `descriptor`, keeping its other status flags; false (errno set)
+    /// when it cannot.
+    private static func makeNonBlocking(_ descriptor: Int32) -> Bool {
+        let flags = fcntl(descriptor, F_GETFL)
+        return flags >= 0 && fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0
     }
 
     /// Monotonic nanoseconds.
