@@ -60,6 +60,8 @@ let package = Package(
         .target(name: "CLineEdit"),
         // Descriptor passing (SCM_RIGHTS) between a supervised front and its worker.
         .target(name: "CSocketPass"),
+        // The sealed memory file a supervised front shares with each worker (memfd_create).
+        .target(name: "CMemoryFile"),
         // Children that inherit only what they are given (posix_spawn's closefrom action).
         .target(name: "CSpawn"),
         // Where an already loaded library was found (dlinfo): libCoordSDK.so's folder.
@@ -132,6 +134,7 @@ let package = Package(
         // a decorator over the client's remote scene.
         .target(name: "CoordSupervision", dependencies: [
             sdk, "CoordRuntime", "CoordSession", "CoordClient", "CoordProtocol", "CoordAccounting", "CSocketPass", "CSpawn", "CWatchSet", "CStackReport",
+            "CMemoryFile",
         ]),
         // The terminal: the line editor, the prompt, the password prompt and the loop that
         // drives a scene (local, remote or supervised) in batch or interactively.
@@ -147,7 +150,7 @@ let package = Package(
         // `coordsh serve`: one app, a scene per client on a Unix socket.
         .target(name: "CoordServe", dependencies: [
             sdk, "CoordSession", "CoordClient", "CoordSupervision", "CoordRuntime", "CoordProtocol", "CSocketPass", "CWatchSet", "CStackReport",
-            "CoordMetrics", "CoordAccounting", .product(name: "Metrics", package: "swift-metrics"),
+            "CMemoryFile", "CoordMetrics", "CoordAccounting", .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -12,9 +12,13 @@ public enum WireProtocol {
     /// an argument: a PostgreSQL URL may hold a password, and any user can read another's
     /// command line in `ps`, while /proc/PID/environ is the owner's alone.
     public static let workerDatabaseVariable = "COORDSH_WORKER_DB"
-    /// The environment variable that names the file where a supervised worker notes the
-    /// command it is running, so that its front can say which command a crash ended.
+    /// The environment variable that holds the descriptor of the memory file where a
+    /// supervised worker notes the command it is running, so that its front can say which
+    /// command a crash ended. A descriptor, not a path: the file (`memfd_create`) is in no
+    /// folder, where another user could plant it first or read it, or a killed front leave it.
     public static let workerRunningVariable = "COORDSH_WORKER_RUNNING"
+    /// That file's size: a command line, its plugin and its scene, cut at this length.
+    public static let workerRunningBytes = 1 << 16
 
     /// The folder servers listen in: `$XDG_RUNTIME_DIR/coordsh`, else `/tmp/coordsh-UID`.
     public static func defaultFolder(environment: [String: String], uid: UInt32) -> String {

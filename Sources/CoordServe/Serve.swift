@@ -257,16 +257,15 @@ public enum Serve {
         var arguments = ["worker", "--fd", "3", "--log-level", "notice", "--guest-tag", "\(getpid())-\(Int(Date().timeIntervalSince1970))"]
         if let path = options.configPath { arguments += ["--config", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
-        let runningFile = WorkerProcess.runningFile()
         let executable = LoaderSetup.executablePath
         let database = options.databasePath
         let supervisor = Supervisor(answerTimeout: config.workerTimeout, quarantine: Quarantine(path: config.expandedQuarantinePath())) { history in
             guard let metrics else {
-                return try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, echo: true, history: history)
+                return try WorkerProcess(executable: executable, arguments: arguments, database: database, echo: true, history: history)
             }
             let channel = try MetricsChannel()
             let worker = try WorkerProcess(
-                executable: executable, arguments: arguments + ["--metrics-fd", "4"], database: database, runningFile: runningFile, echo: true,
+                executable: executable, arguments: arguments + ["--metrics-fd", "4"], database: database, echo: true,
                 handing: [channel.workerEnd], history: history)
             channel.handedOver()
             metrics.started(worker: worker.pid, channel: channel)

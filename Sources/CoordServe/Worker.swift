@@ -16,8 +16,8 @@ import Logging
 /// `coordsh serve`. When a plugin traps, this process dies and the front carries on: it
 /// reports the crash, starts a new worker and restores the scenes.
 ///
-/// Before each command the worker notes what it runs in the file named by
-/// `COORDSH_WORKER_RUNNING` (the front reads it after a crash); it ends when the front's
+/// Before each command the worker notes what it runs in the memory file whose descriptor
+/// `COORDSH_WORKER_RUNNING` names (the front reads it after a crash); it ends when the front's
 /// control channel does.
 public enum Worker {
     public struct Options: Sendable {
@@ -53,11 +53,11 @@ public enum Worker {
         // The front's --db comes in the environment (WireProtocol.workerDatabaseVariable), and goes
         // no further: the children this process starts (vetting) do not need it.
         let database = options.app.databasePath ?? variable(WireProtocol.workerDatabaseVariable)
-        // Opened before the sandbox: the file is the front's, outside every folder it allows.
-        let markerPath = variable(WireProtocol.workerRunningVariable)
-        let marker = markerPath.flatMap(RunningMarker.init(path:))
-        if let markerPath, marker == nil {
-            logger.warning("the running marker \(markerPath) is not this user's own private file: a crash will be reported without its command")
+        // Mapped before the sandbox, its descriptor closed before any plugin loads.
+        let markerVariable = variable(WireProtocol.workerRunningVariable)
+        let marker = markerVariable.flatMap(RunningMarker.init(variable:))
+        if let markerVariable, marker == nil {
+            logger.warning("the running marker (descriptor \(markerVariable)) is not a sealed memory file its front made: a crash will be reported without its command")
         }
         // The front's count of its workers' crashes and restarts (`plugins stats`); read before
         // the environment is blanked.

@@ -283,7 +283,6 @@ package final class Supervisor {
     package func stop(reaping: Bool = true) {
         guard let worker else { return }
         worker.stop(reaping: reaping)
-        unlink(worker.runningFile)
         self.worker = nil
     }
 }

@@ -1,3 +1,4 @@
+import CMemoryFile
 import CSocketPass
 import CSpawn
 import CStackReport
@@ -31,26 +32,30 @@ package final class WorkerProcess {
     package private(set) var plugins: [PluginIdentity] = []
     /// What it said at start-up (refused plugins, a database warning).
     private(set) var startNotices: [ServerReply.Notice] = []
-    /// Where the worker notes the command it is running (see `RunningMarker`).
-    package let runningFile: String
+    /// The memory file the worker notes the command it is running in (see `RunningMarker`):
+    /// this front's own, shared with this worker only, read after a crash; closed with it.
+    private let marker: Int32
     private let output: OutputTail
 
     /// `echo`: what the worker writes to stderr (its log) is also written to this process's
     /// stderr — a supervised server's log holds its worker's. `database`: the `--db` the
     /// worker opens (see `WireProtocol.workerDatabaseVariable`). `handing`: descriptors the
     /// worker gets as 4, 5, … (the end of `serve --metrics`'s channel); nothing else crosses.
-    /// `history`: its front's workers so far (see `WorkerHistory`).
+    /// `history`: its front's workers so far (see `WorkerHistory`). Its marker follows what
+    /// it is handed (`WireProtocol.workerRunningVariable` names the descriptor).
     package init(
-        executable: String, arguments: [String], database: String? = nil, runningFile: String, echo: Bool = false, handing: [Int32] = [],
+        executable: String, arguments: [String], database: String? = nil, echo: Bool = false, handing: [Int32] = [],
         history: WorkerHistory = WorkerHistory()
     ) throws {
+        let marker = try Self.makeMarker()
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            close(marker)
             throw Failure(description: "cannot make a socketpair: \(String(cString: strerror(errno)))")
         }
         var errPipe: [Int32] = [-1, -1]
         guard pipe(&errPipe) == 0 else {
-            close(pair[0]); close(pair[1])
+            close(pair[0]); close(pair[1]); close(marker)
             throw Failure(description: "cannot make a pipe: \(String(cString: strerror(errno)))")
         }
         // Close-on-exec for the front's ends; the child gets its own through dup2.
@@ -67,7 +72,9 @@ package final class WorkerProcess {
         for (offset, descriptor) in handing.enumerated() {
             posix_spawn_file_actions_adddup2(&actions, descriptor, Int32(4 + offset))
         }
-        coordsh_spawn_close_from(&actions, Int32(4 + handing.count))
+        let markerTarget = Int32(4 + handing.count)
+        posix_spawn_file_actions_adddup2(&actions, marker, markerTarget)
+        coordsh_spawn_close_from(&actions, markerTarget + 1)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -75,7 +82,7 @@ package final class WorkerProcess {
         posix_spawnattr_setpgroup(&attributes, 0)
         var environment = ProcessInfo.processInfo.environment
         for name in Self.startVariables { environment[name] = nil }
-        for (name, value) in Self.startEnvironment(database: database, runningFile: runningFile, history: history) { environment[name] = value }
+        for (name, value) in Self.startEnvironment(database: database, marker: markerTarget, history: history) { environment[name] = value }
         environment["SWIFT_BACKTRACE"] = ChildBacktrace.setting
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -85,11 +92,11 @@ package final class WorkerProcess {
         close(pair[1])
         close(errPipe[1])
         guard spawned == 0 else {
-            close(pair[0]); close(errPipe[0])
+            close(pair[0]); close(errPipe[0]); close(marker)
             throw Failure(description: "\(executable): \(String(cString: strerror(spawned)))")
         }
         pid = child
-        self.runningFile = runningFile
+        self.marker = marker
         output = OutputTail(descriptor: errPipe[0], echo: echo)
         control = pair[0]
     }
@@ -97,40 +104,55 @@ package final class WorkerProcess {
     /// Takes the app process the launcher started (`EarlyWorker`) as this front's first worker:
     /// tells it, as the first thing on its control channel, the environment and `arguments` it
     /// would have been started with (`EarlyWorkerStart`). Throws when it is gone.
-    package init(adopting early: EarlyWorker.Started, arguments: [String], database: String? = nil, runningFile: String, history: WorkerHistory = WorkerHistory()) throws {
+    package init(adopting early: EarlyWorker.Started, arguments: [String], database: String? = nil, history: WorkerHistory = WorkerHistory()) throws {
+        let marker: Int32
+        do {
+            marker = try Self.makeMarker()
+        } catch {
+            early.end()
+            throw error
+        }
+        // The marker's descriptor is the worker's to name: it comes with the message's first
+        // bytes, and the worker sets the variable to the number it received it as.
         let start = EarlyWorkerStart(
-            environment: Self.startEnvironment(database: database, runningFile: runningFile, history: history).map { (name: $0.0, value: $0.1) },
+            environment: Self.startEnvironment(database: database, marker: nil, history: history).map { (name: $0.0, value: $0.1) },
             arguments: Array(arguments.drop { $0 == "worker" }))
         guard let message = start.encoded() else {
+            close(marker)
             early.end()
             throw Failure(description: "the app process's options hold a NUL byte or are longer than \(EarlyWorkerStart.maxBytes) bytes")
         }
         var sent = 0
         while sent < message.count {
-            let count = message[sent...].withUnsafeBytes { send(early.control, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = message[sent...].withUnsafeBytes { bytes in
+                sent == 0
+                    ? coordsh_send_bytes_fd(early.control, bytes.baseAddress, UInt(bytes.count), marker)
+                    : send(early.control, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
                 let reason = String(cString: strerror(errno))
+                close(marker)
                 early.end()
                 throw Failure(description: "the app process the launcher started (pid \(early.pid)) is gone: \(reason)")
             }
             sent += count
         }
         pid = early.pid
-        self.runningFile = runningFile
+        self.marker = marker
         output = OutputTail(descriptor: early.stderr, echo: false)
         control = early.control
     }
 
-    /// Where the front of process `pid` has its workers note the command they run: a file
-    /// in `$TMPDIR` (else /tmp), the folder Foundation's `NSTemporaryDirectory()` names, read
-    /// without it: its first use builds the whole environment's dictionary and a URL
-    /// (≈ 0.5 M instructions, in the front before it sends its worker the start).
-    package nonisolated static func runningFile(pid: pid_t = getpid()) -> String {
-        var folder = getenv("TMPDIR").map { String(cString: $0) } ?? ""
-        if folder.isEmpty { folder = "/tmp" }
-        if !folder.hasSuffix("/") { folder += "/" }
-        return folder + "coordsh-\(pid)-running"
+    /// A new marker: a sealed memory file of `RunningMarker`'s size, in no folder — nothing
+    /// to plant, read or leave behind in a shared temporary folder — and shared with one
+    /// worker, so that a crash reports that worker's command only.
+    private nonisolated static func makeMarker() throws -> Int32 {
+        let descriptor = coordsh_memory_file("coordsh-running", WireProtocol.workerRunningBytes)
+        guard descriptor >= 0 else {
+            throw Failure(description: "cannot make the running marker: \(String(cString: strerror(errno)))")
+        }
+        return descriptor
     }
 
     /// The variables a worker is started with beyond its front's environment: a spawned
@@ -138,16 +160,20 @@ package final class WorkerProcess {
     /// sets the front's (`Worker.awaitEarlyStart`), so none is ever inherited stale.
     package nonisolated static let startVariables = [WireProtocol.workerRunningVariable, WireProtocol.workerDatabaseVariable, WorkerHistory.variable]
 
-    /// Their values for one start: where it notes its running command, the front's `--db`
-    /// (see `WireProtocol.workerDatabaseVariable`), the front's history of workers.
-    static func startEnvironment(database: String?, runningFile: String, history: WorkerHistory) -> [(String, String)] {
-        var environment = [(WireProtocol.workerRunningVariable, runningFile)]
+    /// Their values for one start: the descriptor it notes its running command in (an early
+    /// worker's is set by itself), the front's `--db` (see `WireProtocol.workerDatabaseVariable`),
+    /// the front's history of workers.
+    static func startEnvironment(database: String?, marker: Int32?, history: WorkerHistory) -> [(String, String)] {
+        var environment = marker.map { [(WireProtocol.workerRunningVariable, "\($0)")] } ?? []
         if let database { environment.append((WireProtocol.workerDatabaseVariable, database)) }
         if !history.isEmpty { environment.append((WorkerHistory.variable, history.encoded)) }
         return environment
     }
 
-    deinit { close(control) }
+    deinit {
+        close(control)
+        close(marker)
+    }
 
     /// A new connection to the worker for one scene: a socketpair whose other end is handed to
     /// the worker, which says hello on it like a server to a client.
@@ -258,9 +284,11 @@ package final class WorkerProcess {
     /// The plugin, the scene and the line that were running when it died (the plugin empty
     /// for a built-in).
     package var running: (plugin: String, scene: String, line: String)? {
-        // The worker's marker: the text up to its NUL (the rest of the file is the mapping's).
-        guard let bytes = FileManager.default.contents(atPath: runningFile) else { return nil }
-        let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        // The worker's marker: the text up to its NUL.
+        var bytes = [UInt8](repeating: 0, count: WireProtocol.workerRunningBytes)
+        let count = bytes.withUnsafeMutableBytes { pread(marker, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: bytes[..<count].prefix { $0 != 0 }, as: UTF8.self)
         guard !text.isEmpty else { return nil }
         let parts = text.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }

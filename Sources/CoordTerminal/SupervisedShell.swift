@@ -17,20 +17,18 @@ extension Shell {
         if !options.isInteractive { arguments.append("--script") }
         if let path = options.configPath { arguments += ["--config", path] }
         for directory in options.pluginDirectories { arguments += ["--plugin-dir", directory] }
-        let runningFile = WorkerProcess.runningFile()
-        defer { unlink(runningFile) }
         // The app process is `coordsh-server worker`: the shell itself does not contain it.
         let executable = HostExecutables.server
         let database = options.databasePath
         let launch = { (history: WorkerHistory) in
-            try WorkerProcess(executable: executable, arguments: arguments, database: database, runningFile: runningFile, history: history)
+            try WorkerProcess(executable: executable, arguments: arguments, database: database, history: history)
         }
         // The first worker is the one the launcher started with this process, when it did
         // (`EarlyWorker`: the two executables' loading overlaps), else it starts here before
         // this process reads its configuration: its loading (plugins, database) and ours
         // overlap (`./bench startup`). It reads the same file.
         let early = EarlyWorker.claim().flatMap { started in
-            try? WorkerProcess(adopting: started, arguments: arguments, database: database, runningFile: runningFile)
+            try? WorkerProcess(adopting: started, arguments: arguments, database: database)
         }
         let first = early ?? (try? launch(WorkerHistory()))
         guard let config = loadConfig() else {

@@ -8,7 +8,7 @@ import TestSupport
 /// client, and the worker serving its other scenes through all of it.
 @Suite("The worker's loop")
 struct WorkerLoopTests {
-    @Test("a front that misbehaves: the silent scene refused at the handshake timeout, the one that never reads dropped at the outbound limit, the broken frame answered and closed, the closed one closed; the other scenes served, and the worker exits 0 with its control channel; a running marker someone else made, or open to others, is not written into")
+    @Test("a front that misbehaves: the silent scene refused at the handshake timeout, the one that never reads dropped at the outbound limit, the broken frame answered and closed, the closed one closed; the other scenes served, and the worker exits 0 with its control channel; the front's sealed marker taken and its descriptor closed, any other descriptor named as the marker neither written into nor closed")
     func misbehavingFront() throws {
         let folder = try makeTemporaryDirectory("worker-loop")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -8,7 +8,7 @@ Usage: front.py COORDSH_SERVER FOLDER   (an empty folder: the config, a catalog 
 with long descriptions, the database and the worker's log are written there). Exits 0 when
 every check passed; prints the failing check otherwise.
 """
-import json, os, socket, struct, subprocess, sys, time
+import fcntl, json, os, socket, struct, subprocess, sys, time
 
 # No __pycache__ beside the tests: SwiftPM would take it for a file the target forgot.
 sys.dont_write_bytecode = True
@@ -49,13 +49,14 @@ class Scene(FramedSocket):
                 return reply
 
 
-def start_worker(name, environment=None):
-    """A worker on a new control channel, its stderr in FOLDER/NAME.log."""
+def start_worker(name, environment=None, passing=()):
+    """A worker on a new control channel, its stderr in FOLDER/NAME.log; `passing`: more
+    descriptors it inherits under the same numbers."""
     control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     log = open(os.path.join(FOLDER, name + ".log"), "w+")
     worker = subprocess.Popen(
         [SERVER, "worker", "--fd", str(theirs.fileno()), "--log-level", "info", "--config", CONFIG, "--db", DATABASE],
-        pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+        pass_fds=[theirs.fileno(), *passing], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
         env=dict(os.environ, **(environment or {})))
     theirs.close()
     return control, worker, log
@@ -155,28 +156,39 @@ while "scene b closed" not in logged():
 # The control channel's end is the worker's.
 stop_worker(control, worker, log)
 
-# The running marker (COORDSH_WORKER_RUNNING) is a predictable name in a shared folder. A file
-# the worker made is its to write; one someone else made first, or one open to others, is
-# not written into (its commands would be theirs to read), and the worker says so.
-own = os.path.join(FOLDER, "own-running")
-planted = os.path.join(FOLDER, "planted-running")
-with open(planted, "w"):
-    pass
-os.chmod(planted, 0o666)
-if os.getuid() == 0:
-    os.chown(planted, 65534, 65534)  # nobody's
-for path, taken in ((own, True), (planted, False)):
-    control, worker, log = start_worker("marker", {"COORDSH_WORKER_RUNNING": path})
+# The running marker (COORDSH_WORKER_RUNNING) is a descriptor: the front's sealed memory
+# file, in no folder. The worker maps it and closes the descriptor before any plugin loads
+# (plugin code finds none to it). A descriptor that is anything else — a plain file, a memory
+# file whose size could change under the mapping — is neither written into nor closed (it is
+# not the worker's), and the worker says so.
+MARKER_BYTES = 1 << 16
+
+
+def memory_file(sealed):
+    descriptor = os.memfd_create("coordsh-running", os.MFD_ALLOW_SEALING)
+    os.ftruncate(descriptor, MARKER_BYTES)
+    if sealed:
+        fcntl.fcntl(descriptor, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+    return descriptor
+
+
+plain = os.open(os.path.join(FOLDER, "plain-running"), os.O_RDWR | os.O_CREAT, 0o600)
+os.ftruncate(plain, MARKER_BYTES)
+for name, descriptor, taken in (("sealed", memory_file(True), True), ("unsealed", memory_file(False), False), ("plain", plain, False)):
+    control, worker, log = start_worker("marker-" + name, {"COORDSH_WORKER_RUNNING": str(descriptor)}, passing=[descriptor])
     scene = Scene(control, name="m")
     reply = scene.run("echo noted")
     if reply is None or reply.get("lines") != ["noted"]:
-        fail(f"a command beside the marker {path}: {reply}")
+        fail(f"a command beside the {name} marker: {reply}")
+    held = [os.readlink(f"/proc/{worker.pid}/fd/{entry}") for entry in os.listdir(f"/proc/{worker.pid}/fd")]
+    still_open = any(target.startswith("/memfd:coordsh-running") or target.endswith("/plain-running") for target in held)
     stop_worker(control, worker, log)
-    size = os.path.getsize(path)
     log.seek(0)
-    refused = "is not this user's own private file" in log.read()
-    if taken and (size == 0 or refused):
-        fail(f"the worker's own marker was not used (size {size}, refused {refused})")
-    if not taken and (size != 0 or not refused):
-        fail(f"a planted marker was written into (size {size}) or not refused in the log ({refused})")
+    refused = "is not a sealed memory file its front made" in log.read()
+    written = os.pread(descriptor, MARKER_BYTES, 0) != bytes(MARKER_BYTES)
+    os.close(descriptor)
+    if taken and (refused or still_open):
+        fail(f"the front's sealed marker was refused ({refused}) or its descriptor kept open for plugin code ({still_open})")
+    if not taken and (written or not refused or not still_open):
+        fail(f"a {name} marker was written into ({written}), not refused in the log ({not refused}) or closed ({not still_open})")
 print("all worker loop checks passed")
