@@ -30,6 +30,7 @@ struct CheckCommand: ParsableCommand {
     @Option(name: .customLong("from"), help: .hidden) var from = 0
     @Option(name: .customLong("only"), help: .hidden) var only: String?
     @Option(name: .customLong("fd"), help: .hidden) var descriptor: Int32?
+    @Option(name: .customLong("scratch"), help: .hidden) var scratch: String?
 
     func run() throws {
         let status = MainActor.assumeIsolated { () -> Int32 in
@@ -42,6 +43,7 @@ struct CheckCommand: ParsableCommand {
                 options.alone = alone
                 options.configPath = configPath
                 options.pluginDirectories = pluginDirectories
+                options.scratch = scratch
                 return PluginCheckChild.run(options)
             }
             var options = PluginCheck.Options()

@@ -64,22 +64,24 @@ public enum PluginCheckChild {
         public var alone = false
         public var configPath: String?
         public var pluginDirectories: [String] = []
+        /// The folder its scratch database goes in: the parent's to make and remove (this
+        /// process is confined, and may not remove a folder of the temporary folder). None for
+        /// vetting, which opens no database: then nothing is written.
+        public var scratch: String?
         public init() {}
     }
 
     public static func run(_ options: Options) -> Int32 {
-        let scratch = NSTemporaryDirectory() + "coordsh-check-\(getpid())"
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let scratch = options.scratch
         // The plugin under test runs here: this process is confined before it is mapped, like
         // every process that runs plugin code (a bad configuration is reported by the checks
         // that need it; the rules then come from the built-in one).
         let config = (try? ConfigDiscovery.load(option: options.configPath)) ?? Config.builtIn()
-        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         var extra = PluginSandbox.Extra()
         extra.readable = [options.path, (options.path as NSString).deletingLastPathComponent]
-        extra.writable = [scratch]
+        extra.writable = scratch.map { [$0] } ?? []
         let sandbox = PluginSandbox.enter(
-            config: config, database: scratch + "/contract.sqlite",
+            config: config, database: scratch.map { $0 + "/contract.sqlite" },
             pluginDirectories: config.expandedPluginDirectories() + options.pluginDirectories, extra: extra)
         if sandbox.refused, let warning = sandbox.warning {
             emit(["result": ContractResult(id: "file", title: ContractSuite.checks[0].title, passed: false, detail: warning, refusal: nil).jsonObject])
@@ -125,9 +127,9 @@ public enum PluginCheckChild {
 
     /// The services a shell would have, on a scratch database, and unless `--alone` the
     /// installed plugins (vetted and cached like at start-up), except the one under test.
-    private static func prepare(_ app: AppCoordinator, pluginName: String, options: Options, scratch: String) throws {
+    private static func prepare(_ app: AppCoordinator, pluginName: String, options: Options, scratch: String?) throws {
+        guard let scratch else { throw CoordError.failed("no scratch folder for its database (--scratch, given by `coordsh plugin check`)") }
         let config = try ConfigDiscovery.load(option: options.configPath)
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         let data = SQLiteDataManager(path: scratch + "/contract.sqlite", busyTimeout: 1)
         try data.open()
         HostServices.provide(

@@ -101,7 +101,9 @@ public final class ContractRunner {
 
     /// Runs every check against `path`, one child after another: when a check crashes or
     /// hangs, it fails naming the signal, and a new child goes on with the next check. A crash
-    /// while loading fails the remaining checks as not run.
+    /// while loading fails the remaining checks as not run. Each child's scratch database is
+    /// in a folder of its own (a crashed child's is not the next one's), all of them in one
+    /// private temporary folder removed at the end: the children are confined and cannot.
     public func check(_ path: String, extraArguments: [String] = [], onResult: (ContractResult) -> Void) -> [ContractResult] {
         let checks = ContractSuite.checks
         var results: [ContractResult] = []
@@ -109,12 +111,22 @@ public final class ContractRunner {
             results.append(result)
             onResult(result)
         }
+        let scratch: String
+        do {
+            scratch = try PrivateFolder.temporary(prefix: "coordsh-check")
+        } catch {
+            for check in checks { add(ContractResult(id: check.id, title: check.title, passed: false, detail: "\(error)")) }
+            return results
+        }
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
         var next = 0
         while next < checks.count {
             var report = Report()
             do {
+                let folder = scratch + "/from-\(next)"
+                try PrivateFolder.create(folder)
                 let child = try ChildProcess(
-                    executable, arguments(path: path, only: nil, from: next, descriptor: nil, extra: extraArguments),
+                    executable, arguments(path: path, only: nil, from: next, descriptor: nil, extra: ["--scratch", folder] + extraArguments),
                     environment: Self.childEnvironment)
                 report.termination = ChildProcess.collect([child], idleTimeout: timeout) { _, line in
                     let before = report.results.count

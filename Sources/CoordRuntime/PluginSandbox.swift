@@ -69,8 +69,9 @@ public enum PluginSandbox {
     }
 
     /// The rules for a process of this configuration whose database is `database` (a SQLite
-    /// file or a PostgreSQL URL) and whose plugin folders are `pluginDirectories`.
-    public static func policy(config: Config, database: String, pluginDirectories: [String], extra: Extra = Extra()) -> SandboxPolicy {
+    /// file or a PostgreSQL URL; none for a vetting child, which opens none) and whose plugin
+    /// folders are `pluginDirectories`.
+    public static func policy(config: Config, database: String?, pluginDirectories: [String], extra: Extra = Extra()) -> SandboxPolicy {
         var policy = SandboxPolicy()
         // A path named relative to the current folder (`--db shop.sqlite`) has its folder
         // there: the folder part of a bare name is empty, which would grant nothing.
@@ -89,12 +90,12 @@ public enum PluginSandbox {
 
         var writable = [config.expandedDataDirectory(), folder(config.expandedQuarantinePath()),
                         folder(config.expandedVerdictCachePath()), folder(config.expandedHistoryPath())]
-        if let postgres = PostgresLocation(database) {
+        if let database, let postgres = PostgresLocation(database) {
             switch postgres.transport {
             case .tcp(let port): policy.connectPorts = [port]
             case .unixSocket: policy.unixSockets = true
             }
-        } else {
+        } else if let database {
             writable.append(folder(database))
         }
         // Under `./test --coverage` every process writes its profile when it exits.
@@ -154,9 +155,9 @@ public enum PluginSandbox {
 
     /// Keeps what the process needs from its environment and blanks the rest, then confines
     /// it. Call before the first plugin is mapped and before any other thread starts.
-    public static func enter(config: Config, database: String, pluginDirectories: [String], extra: Extra = Extra()) -> Outcome {
+    public static func enter(config: Config, database: String?, pluginDirectories: [String], extra: Extra = Extra()) -> Outcome {
         // Read before the environment is blanked and the home closed.
-        if PostgresLocation.isURL(database) {
+        if let database, PostgresLocation.isURL(database) {
             _ = PostgresLocation.environmentPassword
             _ = PostgresLocation.passwordFileLines
         }

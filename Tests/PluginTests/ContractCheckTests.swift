@@ -97,4 +97,30 @@ struct ContractCheckTests {
         #expect(duplicateRoute.failed["registers"] == "duplicate route 'probe/home'")
         #expect(duplicateRoute.failed["routes"] == "not run: needs “it registers exactly one feature with a unique prefix”")
     }
+
+    @Test("a check, one whose plugin crashes its child, a start that vets the plugins and a supervised start leave nothing in the temporary folder")
+    func nothingLeftInTemporaryFolder() throws {
+        let home = try PluginHome("checktmp")
+        defer { home.remove() }
+        let temporary = try home.folder("tmp")
+        let fixtures = try home.folder("fixtures")
+        try FixtureBuilder.buildC(.segfault, output: fixtures + "/libsegv.so")
+        var environment = home.environment
+        environment["TMPDIR"] = temporary
+        func left(after arguments: [String]) throws -> [String] {
+            let result = try run(BuildProducts.coordsh, arguments, environment: environment)
+            #expect(!result.stdout.isEmpty, "coordsh \(arguments): \(result.stderr)")
+            return try FileManager.default.contentsOfDirectory(atPath: temporary)
+        }
+        // The first start vets the four plugins (the verdict cache is empty), each in a child
+        // that opens no database.
+        let first = try run(BuildProducts.coordsh, ["--config", config, "--json", "-c", "plugins"], environment: environment)
+        #expect(first.stdout.contains("\"vetting_processes\":4"), "\(first.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+        // The front's running marker is a memory file, in no folder.
+        #expect(try left(after: ["--supervised", "--config", config, "-c", "echo ok"]) == [])
+        // Its children are confined: each check's scratch database is the parent's to remove.
+        #expect(try left(after: ["plugin", "check", "--config", config, BuildProducts.plugin("Cart")]) == [])
+        #expect(try left(after: ["plugin", "check", "--alone", fixtures + "/libsegv.so"]) == [])
+    }
 }
