@@ -68,7 +68,10 @@ struct InstallTests {
         let swift = try #require(
             (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/swift" }
                 .first { FileManager.default.isExecutableFile(atPath: $0) })
-        let environment = ProcessInfo.processInfo.environment.merging(home.environment) { _, new in new }
+        var environment = ProcessInfo.processInfo.environment.merging(home.environment) { _, new in new }
+        // SwiftPM's lock files go to the temporary folder, named for the package's path: in
+        // HOME, they go with it.
+        environment["TMPDIR"] = try home.folder("tmp")
         // With the prebuilt macro plugin: the SDK and the plugin, no swift-syntax (seconds).
         let build = try run(swift, ["build", "--package-path", package], environment: environment, mergeOutput: true, timeout: 900)
         #expect(build.status == 0, "\(build.stdout)")

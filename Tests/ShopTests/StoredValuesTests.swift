@@ -12,9 +12,12 @@ import Testing
 @MainActor
 final class StoredValuesTests {
     var hosts: [TestHost] = []
+    /// Folders a test made for a database of its own, removed once its hosts are closed.
+    var folders: [String] = []
 
     isolated deinit {
         for host in hosts { host.close() }
+        for folder in folders { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     /// A host with a table of one column of each kind.
@@ -190,6 +193,7 @@ final class StoredValuesTests {
     @Test("a column another process adds to a table is in the next read of SELECT *, the query compiled before it or not")
     func schemaChangedElsewhere() throws {
         let folder = try makeTemporaryDirectory("values")
+        folders.append(folder)
         let path = folder + "/shared.sqlite"
         let one = try TestHost(plugins: [], databasePath: path), other = try TestHost(plugins: [], databasePath: path)
         hosts += [one, other]
