@@ -44,111 +44,138 @@ package enum ManifestPacking {
     /// The manifests, or nil for anything that is not exactly what `pack` writes.
     package static func unpack(_ text: String) -> [FeatureManifest]? {
         var text = text
-        return text.withUTF8 { Unpacker(bytes: $0).manifests() }
+        return text.withUTF8 { bytes in
+            var reader = Unpacker(bytes: bytes)
+            return reader.manifests()
+        }
     }
 
-    /// Reads what `pack` wrote as ranges of its UTF-8 bytes, and makes strings only of the
-    /// leaves. The separators are ASCII, so no byte of one is ever inside another character's
-    /// encoding. A start with 100 plugins spent a fifth of their registration splitting each
-    /// level into strings through the UTF-8 view's generic `split` (BENCHMARKS.md, issue 41).
+    /// Reads what `pack` wrote in one pass over its UTF-8 bytes, front to back: each leaf (a
+    /// name, a summary, a type …) runs to the next separator of any kind, which must then be
+    /// the one the layout has there, and only the leaves become strings. The separators are
+    /// ASCII, so no byte of one is ever inside another character's encoding. Splitting level by
+    /// level — features, then parts, then entries, each counted before it was split, each leaf
+    /// checked for separators again — went over every byte seven or eight times, ≈ 9 % of what
+    /// registering a plugin from the cache cost (BENCHMARKS.md, issue 41).
     private struct Unpacker {
         let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
 
-        func manifests() -> [FeatureManifest]? {
-            guard !bytes.isEmpty, !bytes.contains(where: { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
-            else { return nil }
+        init(bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+        }
+
+        mutating func manifests() -> [FeatureManifest]? {
+            guard !bytes.isEmpty else { return nil }
             var manifests: [FeatureManifest] = []
-            for packed in split(0..<bytes.count, feature) {
-                let parts = split(packed, part)
-                // Seven parts: a cache written before capabilities (five) declares nothing about them,
-                // which is not the same as declaring nothing, so its plugin is loaded and looked at.
-                guard parts.count == 7 else { return nil }
-                let head = split(parts[0], field)
-                guard head.count == 3, head.allSatisfy(isLeaf) else { return nil }
-                var pages: [FeatureManifest.PageEntry] = []
-                for item in entries(parts[1]) {
-                    guard let (name, summary, list) = named(item) else { return nil }
+            repeat {
+                guard let manifest = oneFeature() else { return nil }
+                manifests.append(manifest)
+            } while take(feature)
+            return position == bytes.count ? manifests : nil
+        }
+
+        /// One feature: seven parts — its name, prefix and summary; its pages; its messages;
+        /// needs, provides, guarded, uses. A cache written before capabilities (five parts)
+        /// declares nothing about them, which is not the same as declaring nothing, so its
+        /// plugin is loaded and looked at.
+        private mutating func oneFeature() -> FeatureManifest? {
+            guard let name = leaf(), take(field), let prefix = leaf(), take(field), let summary = leaf(), take(part) else { return nil }
+            var pages: [FeatureManifest.PageEntry] = []
+            if !endsPart {
+                repeat {
+                    guard let (name, summary, list) = named() else { return nil }
                     pages.append(FeatureManifest.PageEntry(name: name, summary: summary, parameters: list))
-                }
-                var messages: [MessageSpec] = []
-                for item in entries(parts[2]) {
-                    guard let (verb, summary, list) = named(item) else { return nil }
-                    messages.append(MessageSpec(verb, list, summary: summary))
-                }
-                guard let needs = leaves(parts[3]), let provides = leaves(parts[4]), let guarded = leaves(parts[5]),
-                      let uses = leaves(parts[6]), uses.allSatisfy({ Capability($0) != nil }) else { return nil }
-                manifests.append(FeatureManifest(
-                    name: string(head[0]), prefix: string(head[1]), summary: string(head[2]), pages: pages, messages: messages,
-                    needs: needs, provides: provides, guarded: guarded, uses: uses))
+                } while take(entry)
             }
-            return manifests
+            guard take(part) else { return nil }
+            var messages: [MessageSpec] = []
+            if !endsPart {
+                repeat {
+                    guard let (verb, summary, list) = named() else { return nil }
+                    messages.append(MessageSpec(verb, list, summary: summary))
+                } while take(entry)
+            }
+            guard take(part), let needs = leaves(), take(part), let provides = leaves(), take(part), let guarded = leaves(), take(part),
+                let uses = leaves(), uses.allSatisfy({ Capability($0) != nil }), endsFeature
+            else { return nil }
+            return FeatureManifest(
+                name: name, prefix: prefix, summary: summary, pages: pages, messages: messages,
+                needs: needs, provides: provides, guarded: guarded, uses: uses)
         }
 
         /// An entry's name, summary and parameters (`name␟summary␟param␚param…`, each parameter
-        /// five `␟`-separated fields).
-        private func named(_ item: Range<Int>) -> (String, String, [Parameter])? {
-            let fields = split(item, field, maxSplits: 2)
-            guard fields.count == 3, isLeaf(fields[0]), isLeaf(fields[1]) else { return nil }
+        /// five `␟`-separated fields; none when the entry ends after the second `␟`).
+        private mutating func named() -> (String, String, [Parameter])? {
+            guard let name = leaf(), take(field), let summary = leaf(), take(field) else { return nil }
             var list: [Parameter] = []
-            for packed in entries(fields[2], by: parameter) {
-                let p = split(packed, field)
-                guard p.count == 5, let type = ValueType(rawValue: string(p[1])), let optional = flag(p[2]), let secret = flag(p[3])
-                else { return nil }
-                list.append(Parameter(string(p[0]), type, optional: optional, secret: secret, summary: string(p[4])))
+            if !endsEntry {
+                repeat {
+                    guard let item = oneParameter() else { return nil }
+                    list.append(item)
+                } while take(parameter)
             }
-            return (string(fields[0]), string(fields[1]), list)
+            return (name, summary, list)
         }
 
-        /// A list of plain strings (needs, provides, …), or nil when one holds a separator.
-        private func leaves(_ range: Range<Int>) -> [String]? {
-            let items = entries(range)
-            guard items.allSatisfy(isLeaf) else { return nil }
-            return items.map(string)
+        private mutating func oneParameter() -> Parameter? {
+            guard let name = leaf(), take(field), let typeName = leaf(), let type = ValueType(rawValue: typeName), take(field),
+                let optional = flag(), take(field), let secret = flag(), take(field), let summary = leaf()
+            else { return nil }
+            return Parameter(name, type, optional: optional, secret: secret, summary: summary)
         }
 
-        /// A name, summary or other plain string: none of the separators inside (only what `pack`
-        /// writes unpacks, so that reading and writing agree).
-        private func isLeaf(_ range: Range<Int>) -> Bool {
-            !range.contains { index in
-                let b = bytes[index]
-                return b == byte(feature) || b == byte(part) || b == byte(entry) || b == byte(field) || b == byte(parameter)
+        /// A list of plain strings (needs, provides, …) separated by `␞`; none when the part
+        /// is empty.
+        private mutating func leaves() -> [String]? {
+            var items: [String] = []
+            guard !endsPart else { return items }
+            repeat {
+                guard let item = leaf() else { return nil }
+                items.append(item)
+            } while take(entry)
+            return items
+        }
+
+        /// The bytes up to the next separator or the end, as a string; nil at a tab or a line
+        /// break, which the cache file cannot hold (so `pack` never writes one).
+        private mutating func leaf() -> String? {
+            let start = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte < 0x20 {
+                    if byte == ManifestPacking.byte(feature) || byte == ManifestPacking.byte(part) || byte == ManifestPacking.byte(entry)
+                        || byte == ManifestPacking.byte(field) || byte == ManifestPacking.byte(parameter) { break }
+                    if byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { return nil }
+                }
+                position += 1
             }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         }
 
         /// `true` for "1", `false` for "0", nil for anything else.
-        private func flag(_ range: Range<Int>) -> Bool? {
-            guard range.count == 1 else { return nil }
-            switch bytes[range.lowerBound] {
-            case UInt8(ascii: "1"): return true
-            case UInt8(ascii: "0"): return false
+        private mutating func flag() -> Bool? {
+            switch leaf() {
+            case "1": return true
+            case "0": return false
             default: return nil
             }
         }
 
-        private func entries(_ range: Range<Int>, by separator: Unicode.Scalar = entry) -> [Range<Int>] {
-            range.isEmpty ? [] : split(range, separator)
+        /// Steps over `separator` when it is the next byte.
+        private mutating func take(_ separator: Unicode.Scalar) -> Bool {
+            guard position < bytes.count, bytes[position] == ManifestPacking.byte(separator) else { return false }
+            position += 1
+            return true
         }
 
-        /// The pieces of `range` between `separator`s, empty ones included, at most
-        /// `maxSplits + 1` of them.
-        private func split(_ range: Range<Int>, _ separator: Unicode.Scalar, maxSplits: Int = .max) -> [Range<Int>] {
-            let separator = byte(separator)
-            // Counted first, so that the pieces take one allocation (grown append by append,
-            // they took four or five: a tenth of what registering a plugin from the cache cost).
-            var pieces: [Range<Int>] = []
-            pieces.reserveCapacity(min(range.count { bytes[$0] == separator }, maxSplits) + 1)
-            var start = range.lowerBound
-            for index in range where bytes[index] == separator && pieces.count < maxSplits {
-                pieces.append(start..<index)
-                start = index + 1
-            }
-            pieces.append(start..<range.upperBound)
-            return pieces
-        }
-
-        private func string(_ range: Range<Int>) -> String {
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-        }
+        private var next: UInt8? { position < bytes.count ? bytes[position] : nil }
+        /// At the end of a feature: the next one, or the end of the text.
+        private var endsFeature: Bool { next.map { $0 == ManifestPacking.byte(feature) } ?? true }
+        /// At the end of a part (or of the feature, which a missing part makes wrong later).
+        private var endsPart: Bool { endsFeature || next == ManifestPacking.byte(part) }
+        /// At the end of an entry of a part.
+        private var endsEntry: Bool { endsPart || next == ManifestPacking.byte(entry) }
     }
 
     /// A separator's one byte (each is an ASCII control character).
