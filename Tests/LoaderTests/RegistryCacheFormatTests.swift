@@ -94,10 +94,13 @@ import Testing
         var lines = text.split(separator: "\n").map(String.init)
         let cart = try #require(lines.firstIndex { $0.hasPrefix("/p/libcart.so\t") })
         let original = lines[cart]
+        let sealAt = try #require(original.lastIndex(of: "\t"))
         for edit in [
             original.replacingOccurrences(of: "\t45224\t", with: "\t45225\t"),  // a field edited: the seal no longer matches
             String(original.dropLast(3)),                                       // cut short
             original + "\textra",                                               // a field too many
+            // The last bytes before the seal (the manifests' end), the same length.
+            String(original[..<sealAt].dropLast()) + "x" + original[sealAt...],
             original.replacingOccurrences(of: "\t45224\t", with: "\tforty\t"),  // not a number, seal recomputed below
         ] {
             var edited = lines
