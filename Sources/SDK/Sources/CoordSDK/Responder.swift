@@ -35,6 +35,8 @@ open class Responder: NeedsDependency {
     @_spi(Host) public private(set) static var queuedAnywhere = 0
     // Unchecked: read on every send, only from the main actor, never held across a call.
     @exclusivity(unchecked) final var dispatchCache = DispatchCache(watchesPages: false)
+    /// A page view's copy of its coordinator's path for the name it sent last (see `send`).
+    @exclusivity(unchecked) final var borrowed: BorrowedPath?
 
     /// The app-wide services as this level sees them. Setting it replays queued messages whose
     /// needs are now met; coordinators also pass it on to their children and views.
@@ -280,21 +282,10 @@ open class Responder: NeedsDependency {
             DispatchReclaimer.depth &-= 1
             if DispatchReclaimer.depth == 0, DispatchReclaimer.hasRetired { DispatchReclaimer.drain() }
         }
-        // A page view with no handler for the name adds nothing to its path: the path is its
-        // coordinator's, cached there, where it outlives the page swap of every command (the
-        // shell sends each command's message from the page shown, a new view each time). The
-        // root's routing never needs the page among the levels passed: it only looks there for
-        // a coordinator.
-        if isPage, handlers.isEmpty || handlers[message.name.id] == nil, let parent {
-            return try parent.runCached(message)
-        }
-        return try runCached(message)
-    }
-
-    /// Runs `message` up the path cached at this level for its name, built first if need be.
-    @inline(__always)
-    private final func runCached(_ message: Message) throws -> DispatchOutcome {
         let id = message.name.id
+        if isPage, let borrowed, borrowed.id == id, borrowed.epoch == DispatchEpoch.now(watchingPages: true) {
+            return try borrowed.run(message)
+        }
         if let fast = dispatchCache.fast(for: id) {
             // The common case, run from the cache: one handler, no needs.
             let disposition = try DispatchCache.run(fast.handler, message)
@@ -304,9 +295,30 @@ open class Responder: NeedsDependency {
         if let path = dispatchCache.path(for: id) {
             return try path.run(message)
         }
-        let path = DispatchPath(from: self, name: message.name)
-        dispatchCache.store(path, for: message.name.id)
-        return try path.run(message)
+        // A page view with no handler for the name adds nothing to its path: the path is its
+        // coordinator's, cached there, where it outlives the page swap of every command (the
+        // shell sends each command's message from a new view). The root's routing never needs
+        // the page among the levels passed: it only looks there for a coordinator. The view
+        // keeps that path for its next send of the same name, under the epoch of paths that
+        // start at a page (any change to a page, this one's parent link among them, moves
+        // it): its parent is held weakly, and loading a weak reference takes the runtime's
+        // slow path, ≈ 20 ns of a 28 ns send from the same view. One slot, not a cache of its
+        // own: a command's view is new, and arrays for it cost a batch ≈ 4,000 instructions a
+        // command (BENCHMARKS.md, issue 41).
+        if isPage, handlers.isEmpty || handlers[id] == nil, let parent {
+            let path = parent.cachedPath(for: message.name)
+            borrowed = BorrowedPath(id: id, path: path)
+            return try path.run(message)
+        }
+        return try cachedPath(for: message.name).run(message)
+    }
+
+    /// The path cached at this level for `name`, built and cached first if need be.
+    private final func cachedPath(for name: MessageName) -> DispatchPath {
+        if let path = dispatchCache.path(for: name.id) { return path }
+        let path = DispatchPath(from: self, name: name)
+        dispatchCache.store(path, for: name.id)
+        return path
     }
 
     /// Sends `message` the slow way, walking the parent links and recording every level it
