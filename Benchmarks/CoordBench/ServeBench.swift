@@ -48,7 +48,15 @@ enum ServeBench {
         // Seeds the catalog. The in-process app vets the plugins again (with coordsh): a
         // verdict is cached per vetting host, and this process is another.
         precondition(env.run(["--config", env.shippedConfig, "--db", base, "-c", "cart show"]).status == 0)
+        // The in-process app reads its folders from this process's environment; the sections
+        // after this one get theirs back (`plugin-build` looks for `swift` on the PATH).
+        let saved = env.environment.keys.map { key in (key, getenv(key).map { String(cString: $0) }) }
         for (key, value) in env.environment { setenv(key, value, 1) }
+        defer {
+            for (key, value) in saved {
+                if let value { setenv(key, value, 1) } else { unsetenv(key) }
+            }
+        }
 
         let (host, session) = try inProcessHost(env, database: BatchBench.copy(base, to: env.scratch + "/serve-inprocess.sqlite"))
         defer { withExtendedLifetime(host) {} }  // a session does not keep its host alive
