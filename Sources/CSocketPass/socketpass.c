@@ -10,24 +10,7 @@
 
 int coordsh_send_fd(int socket, int fd) {
     char byte = 'S';
-    struct iovec io = { .iov_base = &byte, .iov_len = 1 };
-    union { char buffer[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control;
-    memset(&control, 0, sizeof control);
-    struct msghdr message = { 0 };
-    message.msg_iov = &io;
-    message.msg_iovlen = 1;
-    message.msg_control = control.buffer;
-    message.msg_controllen = sizeof control.buffer;
-    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(header), &fd, sizeof(int));
-    ssize_t sent;
-    do {
-        sent = sendmsg(socket, &message, MSG_NOSIGNAL);
-    } while (sent < 0 && errno == EINTR);
-    return sent == 1 ? 0 : -1;
+    return coordsh_send_bytes_fd(socket, &byte, 1, fd) == 1 ? 0 : -1;
 }
 
 int coordsh_recv_fd(int socket) {
