@@ -74,6 +74,21 @@ struct DispatchCache {
     struct Fast {
         let handler: Unmanaged<HandlerEntry>
         let path: Unmanaged<DispatchPath>
+
+        /// `path`'s entry when it is a single handler with no needs.
+        @MainActor init?(_ path: DispatchPath) {
+            guard let only = path.only else { return nil }
+            handler = Unmanaged.passUnretained(only)
+            self.path = Unmanaged.passUnretained(path)
+        }
+
+        /// Runs the handler, then goes on up the path only if it did not finish the message.
+        @MainActor @inline(__always)
+        func run(_ message: Message) throws -> DispatchOutcome {
+            let disposition = try DispatchCache.run(handler, message)
+            if disposition == .handled { return .handled }
+            return try path._withUnsafeGuaranteedRef { try $0.goOn(message, afterStep: 0, disposition) }
+        }
     }
 
     private var epoch: UInt64 = 0
@@ -121,7 +136,7 @@ struct DispatchCache {
         }
         if let old = paths[Int(id)] { DispatchReclaimer.retire(old) }
         paths[Int(id)] = path
-        fasts[Int(id)] = path.only.map { Fast(handler: Unmanaged.passUnretained($0), path: Unmanaged.passUnretained(path)) }
+        fasts[Int(id)] = Fast(path)
     }
 
     /// Empties the cache, retiring its paths.
@@ -146,26 +161,20 @@ struct BorrowedPath {
     let id: Int32
     let epoch: UInt64
     let path: Unmanaged<DispatchPath>
-    /// The path's one handler when it has a single step with no needs.
-    let only: Unmanaged<HandlerEntry>?
+    /// The path's fast entry when it is a single handler with no needs, run as the cache's.
+    let fast: DispatchCache.Fast?
 
     /// `path`, current when it is handed over.
     @MainActor init(id: Int32, path: DispatchPath) {
         self.id = id
         epoch = DispatchEpoch.now(watchingPages: true)
         self.path = Unmanaged.passUnretained(path)
-        only = path.only.map { Unmanaged.passUnretained($0) }
+        fast = DispatchCache.Fast(path)
     }
 
-    /// Runs the path, its one handler straight from here when it has one (as the cache's
-    /// fast entries run).
     @MainActor @inline(__always)
     func run(_ message: Message) throws -> DispatchOutcome {
-        if let only {
-            let disposition = try DispatchCache.run(only, message)
-            if disposition == .handled { return .handled }
-            return try path._withUnsafeGuaranteedRef { try $0.goOn(message, afterStep: 0, disposition) }
-        }
+        if let fast { return try fast.run(message) }
         return try path._withUnsafeGuaranteedRef { try $0.run(message) }
     }
 }

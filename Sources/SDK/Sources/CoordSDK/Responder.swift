@@ -288,9 +288,7 @@ open class Responder: NeedsDependency {
         }
         if let fast = dispatchCache.fast(for: id) {
             // The common case, run from the cache: one handler, no needs.
-            let disposition = try DispatchCache.run(fast.handler, message)
-            if disposition == .handled { return .handled }
-            return try fast.path._withUnsafeGuaranteedRef { try $0.goOn(message, afterStep: 0, disposition) }
+            return try fast.run(message)
         }
         if let path = dispatchCache.path(for: id) {
             return try path.run(message)
